@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/urfave/cli/v2"
+)
+
+// The exit codes, in one table. Documented in --help and README.md.
+const (
+	exitOK          = 0   // success
+	exitInternal    = 1   // anything not classified below
+	exitUsage       = 2   // bad flags or arguments
+	exitInvalidPlan = 3   // the plan failed to parse or validate
+	exitTransport   = 10  // SSH/SFTP connection problem (host unreachable, key refused, dropped)
+	exitRemote      = 20  // a remote command exited non-zero
+	exitCheck       = 30  // a benchmark check failed (consistency, audit, efficiency)
+	exitInterrupted = 130 // interrupted by a signal
+)
+
+const exitCodeHelp = `EXIT STATUS
+   0    success
+   1    internal error
+   2    usage error (bad flags or arguments)
+   3    invalid plan
+   10   SSH/SFTP transport error
+   20   a remote command failed
+   30   a benchmark check failed (consistency, audit, efficiency)
+   130  interrupted`
+
+// exitError attaches an exit code to an error. Packages below cmd/ return
+// typed errors; this is the only place those types are mapped to codes.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// withExit marks err with an exit code (nil stays nil).
+func withExit(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// exitClassifiers map typed errors of the packages to codes, first match
+// wins. Files that add a package's error types append here in an init-free
+// way: by listing them in this table.
+var exitClassifiers = []func(error) (int, bool){}
+
+func exitCode(ctx context.Context, err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	for _, classify := range exitClassifiers {
+		if code, ok := classify(err); ok {
+			return code
+		}
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return exitInterrupted
+	}
+	var ce cli.ExitCoder
+	if errors.As(err, &ce) {
+		return ce.ExitCode()
+	}
+	return exitInternal
+}

@@ -1,0 +1,5 @@
+package main
+
+import "github.com/urfave/cli/v2"
+
+func planCommand() *cli.Command { return &cli.Command{Name: "plan", Usage: "validate and show plans"} }

@@ -1,0 +1,97 @@
+package remote
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// envName is what a POSIX shell accepts as a variable name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// ShellJoin renders c as the one line a POSIX shell on the host parses.
+// It is the only place in benchrig that builds shell text: every argument,
+// the working directory and every environment value is single-quoted, so
+// metacharacters in plan values (`;`, `$(...)`, quotes, newlines) stay
+// literal. The result is deterministic (environment sorted by name), so
+// dry-run output can be compared byte for byte.
+//
+// An environment name that is not a valid shell identifier cannot be
+// passed safely; ShellJoin quotes it anyway as an argument of env(1),
+// which then rejects it on the host, rather than letting it through.
+func ShellJoin(c Cmd) string {
+	var b strings.Builder
+	if c.Dir != "" {
+		b.WriteString("cd ")
+		b.WriteString(Quote(c.Dir))
+		b.WriteString(" && ")
+	}
+	if len(c.Env) > 0 {
+		names := make([]string, 0, len(c.Env))
+		for k := range c.Env {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		b.WriteString("env")
+		for _, k := range names {
+			b.WriteByte(' ')
+			if envName.MatchString(k) {
+				b.WriteString(k)
+				b.WriteByte('=')
+				b.WriteString(Quote(c.Env[k]))
+			} else {
+				b.WriteString(Quote(k + "=" + c.Env[k]))
+			}
+		}
+		b.WriteByte(' ')
+		if len(c.Args) > 0 && strings.Contains(c.Args[0], "=") {
+			// env(1) takes every leading NAME=VALUE as an assignment,
+			// even after "--"; a shell in between runs the program by name.
+			b.WriteString(`sh -c 'exec "$@"' sh `)
+		}
+	}
+	for i, a := range c.Args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if i == 0 && len(c.Env) == 0 && strings.Contains(a, "=") {
+			// A bare NAME=VALUE in command position is an assignment;
+			// a quoted one is a word.
+			b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
+			continue
+		}
+		b.WriteString(Quote(a))
+	}
+	return b.String()
+}
+
+// Quote returns s as one word for a POSIX shell. Words made only of
+// characters no shell treats specially are left bare so dry-run output
+// reads like the recipes; anything else is single-quoted, with each ' as
+// '\”. The empty string is ”.
+func Quote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if isSafe(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func isSafe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("-_./:,=@%+", c) >= 0:
+			// '=' is safe in a word (assignments are only recognised
+			// before the command name, and Quote never produces one there
+			// except through ShellJoin's explicit env handling). '%' and
+			// '+' are not special in POSIX sh.
+		default:
+			return false
+		}
+	}
+	return true
+}
