@@ -2,6 +2,7 @@ package histogram
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,16 +121,6 @@ func (r *Recorder) sorted() []*Op {
 		ops = append(ops, op)
 	}
 	r.mu.Unlock()
-	slices.SortFunc(ops, func(a, b *Op) int { return compareNames(a.name, b.name) })
+	slices.SortFunc(ops, func(a, b *Op) int { return strings.Compare(a.name, b.name) })
 	return ops
-}
-
-func compareNames(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
