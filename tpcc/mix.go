@@ -1,7 +1,6 @@
 package tpcc
 
 import (
-	"math/rand/v2"
 	"time"
 
 	"github.com/benchrig/benchrig/tpcc/histogram"
@@ -83,9 +82,12 @@ func NewDeck() Deck {
 }
 
 // Next draws the next card, reshuffling (Fisher-Yates) when a pass ends.
-func (d *Deck) Next(r *rand.Rand) TxnType {
+func (d *Deck) Next(r *Rand) TxnType {
 	if d.pos >= DeckSize {
-		r.Shuffle(DeckSize, func(i, j int) { d.cards[i], d.cards[j] = d.cards[j], d.cards[i] })
+		for i := DeckSize - 1; i > 0; i-- {
+			j := r.Int(0, i)
+			d.cards[i], d.cards[j] = d.cards[j], d.cards[i]
+		}
 		d.pos = 0
 	}
 	t := d.cards[d.pos]

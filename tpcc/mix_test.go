@@ -2,13 +2,12 @@ package tpcc
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 )
 
 func TestDeckPassHasExactMix(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
+	r := NewRand(1, 2)
 	d := NewDeck()
 	orders := map[[DeckSize]TxnType]bool{}
 	for pass := range 200 {
@@ -35,7 +34,7 @@ func TestDeckPassHasExactMix(t *testing.T) {
 func TestDeckPositionsUniform(t *testing.T) {
 	// Every position of a pass must be equally likely to hold a New-Order
 	// card (10/23), or the shuffle is biased.
-	r := rand.New(rand.NewPCG(3, 4))
+	r := NewRand(3, 4)
 	d := NewDeck()
 	const passes = 20000
 	var atPos [DeckSize]int
@@ -82,7 +81,7 @@ func TestKeyingTimes(t *testing.T) {
 }
 
 func TestThinkTimeDistribution(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
+	r := NewRand(5, 6)
 	for _, tc := range []struct {
 		txn  TxnType
 		mean time.Duration

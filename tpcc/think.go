@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"math"
-	"math/rand/v2"
 	"time"
 )
 
@@ -15,7 +14,7 @@ func KeyingTime(t TxnType, factor float64) time.Duration {
 // ThinkTime draws a think time per clause 5.2.5.4: Tt = −ln(r) × μ with r
 // uniform in (0, 1] and μ the mean think time of t, truncated at 10 × μ (the
 // clause allows truncation there), then scaled by factor.
-func ThinkTime(r *rand.Rand, t TxnType, factor float64) time.Duration {
+func ThinkTime(r *Rand, t TxnType, factor float64) time.Duration {
 	mean := specs()[t].thinkMean
 	// Float64 is in [0, 1), so 1−Float64 is in (0, 1]: ln never sees 0.
 	x := -math.Log(1-r.Float64()) * float64(mean)
