@@ -52,16 +52,17 @@ type Table struct {
 	crdbCols string // extra CockroachDB-only column definitions
 }
 
-// Tables in load order within a warehouse; item first. Exposed so that
-// check and tests can walk them.
-var tables = []Table{
-	{Name: "item", columns: `
+// schemaTables returns the nine tables in load order: item, then a
+// warehouse's tables in the order warehouseJobs generates them.
+func schemaTables() []Table {
+	return []Table{
+		{Name: "item", columns: `
 	i_id INTEGER NOT NULL,
 	i_im_id INTEGER,
 	i_name VARCHAR(24),
 	i_price NUMERIC(5,2),
 	i_data VARCHAR(50)`, pkPG: "PRIMARY KEY (i_id)", pkCRDB: "PRIMARY KEY (i_id)"},
-	{Name: "warehouse", WCol: "w_id", columns: `
+		{Name: "warehouse", WCol: "w_id", columns: `
 	w_id INTEGER NOT NULL,
 	w_name VARCHAR(10),
 	w_street_1 VARCHAR(20),
@@ -71,7 +72,7 @@ var tables = []Table{
 	w_zip CHAR(9),
 	w_tax NUMERIC(4,4),
 	w_ytd NUMERIC(12,2)`, pkPG: "PRIMARY KEY (w_id)", pkCRDB: "PRIMARY KEY (w_id)"},
-	{Name: "stock", WCol: "s_w_id", columns: `
+		{Name: "stock", WCol: "s_w_id", columns: `
 	s_i_id INTEGER NOT NULL,
 	s_w_id INTEGER NOT NULL,
 	s_quantity INTEGER,
@@ -89,7 +90,7 @@ var tables = []Table{
 	s_order_cnt INTEGER,
 	s_remote_cnt INTEGER,
 	s_data VARCHAR(50)`, pkPG: "PRIMARY KEY (s_w_id, s_i_id)", pkCRDB: "PRIMARY KEY (s_w_id, s_i_id)"},
-	{Name: "district", WCol: "d_w_id", columns: `
+		{Name: "district", WCol: "d_w_id", columns: `
 	d_id INTEGER NOT NULL,
 	d_w_id INTEGER NOT NULL,
 	d_name VARCHAR(10),
@@ -101,7 +102,7 @@ var tables = []Table{
 	d_tax NUMERIC(4,4),
 	d_ytd NUMERIC(12,2),
 	d_next_o_id INTEGER`, pkPG: "PRIMARY KEY (d_w_id, d_id)", pkCRDB: "PRIMARY KEY (d_w_id, d_id)"},
-	{Name: "customer", WCol: "c_w_id", columns: `
+		{Name: "customer", WCol: "c_w_id", columns: `
 	c_id INTEGER NOT NULL,
 	c_d_id INTEGER NOT NULL,
 	c_w_id INTEGER NOT NULL,
@@ -123,9 +124,9 @@ var tables = []Table{
 	c_payment_cnt INTEGER,
 	c_delivery_cnt INTEGER,
 	c_data VARCHAR(500)`, pkPG: "PRIMARY KEY (c_w_id, c_d_id, c_id)", pkCRDB: "PRIMARY KEY (c_w_id, c_d_id, c_id)",
-		indexPG: "CREATE INDEX customer_idx ON customer (c_w_id, c_d_id, c_last, c_first)",
-		indexCR: "INDEX customer_idx (c_w_id, c_d_id, c_last, c_first)"},
-	{Name: "history", WCol: "h_w_id", columns: `
+			indexPG: "CREATE INDEX customer_idx ON customer (c_w_id, c_d_id, c_last, c_first)",
+			indexCR: "INDEX customer_idx (c_w_id, c_d_id, c_last, c_first)"},
+		{Name: "history", WCol: "h_w_id", columns: `
 	h_c_id INTEGER,
 	h_c_d_id INTEGER,
 	h_c_w_id INTEGER,
@@ -134,8 +135,8 @@ var tables = []Table{
 	h_date TIMESTAMP,
 	h_amount NUMERIC(6,2),
 	h_data VARCHAR(24)`, pkCRDB: "PRIMARY KEY (h_w_id, rowid)",
-		crdbCols: "rowid UUID NOT NULL DEFAULT gen_random_uuid()"},
-	{Name: `"order"`, WCol: "o_w_id", columns: `
+			crdbCols: "rowid UUID NOT NULL DEFAULT gen_random_uuid()"},
+		{Name: `"order"`, WCol: "o_w_id", columns: `
 	o_id INTEGER NOT NULL,
 	o_d_id INTEGER NOT NULL,
 	o_w_id INTEGER NOT NULL,
@@ -144,9 +145,9 @@ var tables = []Table{
 	o_carrier_id INTEGER,
 	o_ol_cnt INTEGER,
 	o_all_local INTEGER`, pkPG: "PRIMARY KEY (o_w_id, o_d_id, o_id)", pkCRDB: "PRIMARY KEY (o_w_id, o_d_id, o_id DESC)",
-		indexPG: `CREATE UNIQUE INDEX order_idx ON "order" (o_w_id, o_d_id, o_c_id, o_id)`,
-		indexCR: "UNIQUE INDEX order_idx (o_w_id, o_d_id, o_c_id, o_id DESC) STORING (o_entry_d, o_carrier_id)"},
-	{Name: "order_line", WCol: "ol_w_id", columns: `
+			indexPG: `CREATE UNIQUE INDEX order_idx ON "order" (o_w_id, o_d_id, o_c_id, o_id)`,
+			indexCR: "UNIQUE INDEX order_idx (o_w_id, o_d_id, o_c_id, o_id DESC) STORING (o_entry_d, o_carrier_id)"},
+		{Name: "order_line", WCol: "ol_w_id", columns: `
 	ol_o_id INTEGER NOT NULL,
 	ol_d_id INTEGER NOT NULL,
 	ol_w_id INTEGER NOT NULL,
@@ -157,18 +158,20 @@ var tables = []Table{
 	ol_quantity INTEGER,
 	ol_amount NUMERIC(6,2),
 	ol_dist_info CHAR(24)`, pkPG: "PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)",
-		pkCRDB: "PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id DESC, ol_number)"},
-	{Name: "new_order", WCol: "no_w_id", columns: `
+			pkCRDB: "PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id DESC, ol_number)"},
+		{Name: "new_order", WCol: "no_w_id", columns: `
 	no_o_id INTEGER NOT NULL,
 	no_d_id INTEGER NOT NULL,
 	no_w_id INTEGER NOT NULL`, pkPG: "PRIMARY KEY (no_w_id, no_d_id, no_o_id)",
-		pkCRDB: "PRIMARY KEY (no_w_id, no_d_id, no_o_id)"},
+			pkCRDB: "PRIMARY KEY (no_w_id, no_d_id, no_o_id)"},
+	}
 }
 
 // TableNames lists the nine tables as they appear in SQL.
 func TableNames() []string {
-	n := make([]string, len(tables))
-	for i, t := range tables {
+	ts := schemaTables()
+	n := make([]string, len(ts))
+	for i, t := range ts {
 		n[i] = t.Name
 	}
 	return n
@@ -194,7 +197,7 @@ type SchemaOptions struct {
 func SchemaStatements(o SchemaOptions) []string {
 	var out []string
 	partitioned := o.Parts.Count > 1
-	for _, t := range tables {
+	for _, t := range schemaTables() {
 		var b strings.Builder
 		fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (%s", t.Name, t.columns)
 		switch o.Dialect {
@@ -343,8 +346,9 @@ VALUES (1, $1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
 // DropStatements drop everything Init creates.
 func DropStatements() []string {
 	var out []string
-	for i := len(tables) - 1; i >= 0; i-- {
-		out = append(out, "DROP TABLE IF EXISTS "+tables[i].Name+" CASCADE")
+	ts := schemaTables()
+	for i := len(ts) - 1; i >= 0; i-- {
+		out = append(out, "DROP TABLE IF EXISTS "+ts[i].Name+" CASCADE")
 	}
 	return append(out, "DROP TABLE IF EXISTS "+loadedTable, "DROP TABLE IF EXISTS "+metaTable)
 }

@@ -1,0 +1,396 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/sync/errgroup"
+)
+
+// LoadOptions configure Load. Zero values mean "the whole database as
+// initialised, one connection".
+type LoadOptions struct {
+	// Warehouses, when set, must equal the count stored by init (a
+	// safety check against loading with another host's flags).
+	Warehouses int
+	// From, To: inclusive warehouse range this loader fills (0: 1..W).
+	// Hosts loading one database in parallel take disjoint ranges.
+	From, To int
+	// Concurrency is the number of connections, each loading one
+	// warehouse at a time.
+	Concurrency int
+	// Seed, when non-nil, must equal the seed stored by init.
+	Seed *uint64
+	// Dialect selects how a warehouse is made atomic (see doc.go).
+	Dialect Dialect
+	// Progress receives a human progress line about every
+	// ProgressInterval (default 1s); nil for none.
+	Progress         io.Writer
+	ProgressInterval time.Duration
+	// Now is the population timestamp (default time.Now()); fixed in
+	// tests that compare two loads.
+	Now time.Time
+
+	// afterCommit is called when a warehouse (0: item) is committed;
+	// tests use it to interrupt a load at a known point.
+	afterCommit func(w int)
+}
+
+// LoadStats summarise a Load.
+type LoadStats struct {
+	Loaded  int   // warehouses loaded by this call
+	Skipped int   // warehouses of the range already loaded
+	Items   bool  // whether this call loaded the item table
+	Rows    int64 // rows copied
+	Elapsed time.Duration
+}
+
+// rowsPerWarehouse is the expected population of one warehouse (clause
+// 4.3.3.1; order_line's 300,000 is a mean), for ETA only.
+const rowsPerWarehouse = 1 + 100000 + 10 + 30000 + 30000 + 30000 + 300000 + 9000
+
+// Connector opens one connection; Load opens Concurrency of them.
+type Connector func(ctx context.Context) (*pgx.Conn, error)
+
+// URLConnector connects to the URLs round-robin, like CockroachDB's
+// workload spreads connections over the URLs it is given.
+func URLConnector(urls []string) Connector {
+	var next atomic.Uint64
+	return func(ctx context.Context) (*pgx.Conn, error) {
+		u := urls[int(next.Add(1)-1)%len(urls)]
+		c, err := pgx.Connect(ctx, u)
+		if err != nil {
+			return nil, fmt.Errorf("connect %s: %w", redactURL(u), err)
+		}
+		return c, nil
+	}
+}
+
+// redactURL hides a password in a connection URL for error messages.
+func redactURL(u string) string {
+	cfg, err := pgx.ParseConfig(u)
+	if err != nil || cfg.Password == "" {
+		return u
+	}
+	return strings.Replace(u, ":"+cfg.Password+"@", ":xxxxx@", 1)
+}
+
+// Load populates the warehouses of the range that are not yet loaded, and
+// the item table if it is not. It is safe to re-run after any failure and
+// to run on several hosts with disjoint ranges at once.
+func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, error) {
+	start := time.Now()
+	if o.Concurrency < 1 {
+		o.Concurrency = 1
+	}
+	if o.Now.IsZero() {
+		o.Now = start
+	}
+	first, err := connect(ctx)
+	if err != nil {
+		return LoadStats{}, fmt.Errorf("load: %w", err)
+	}
+	defer first.Close(context.Background())
+	meta, err := ReadMeta(ctx, first)
+	if err != nil {
+		return LoadStats{}, fmt.Errorf("load: %w", err)
+	}
+	if o.Warehouses != 0 && o.Warehouses != meta.Warehouses {
+		return LoadStats{}, fmt.Errorf("load: --warehouses %d, but the database was initialised with %d", o.Warehouses, meta.Warehouses)
+	}
+	if o.Seed != nil && *o.Seed != meta.Seed {
+		return LoadStats{}, fmt.Errorf("load: --seed %d, but the database was initialised with seed %d (hosts must share one seed)", *o.Seed, meta.Seed)
+	}
+	from, to := o.From, o.To
+	if from == 0 {
+		from = 1
+	}
+	if to == 0 {
+		to = meta.Warehouses
+	}
+	if from < 1 || to > meta.Warehouses || from > to {
+		return LoadStats{}, fmt.Errorf("load: warehouse range %d..%d not within 1..%d", from, to, meta.Warehouses)
+	}
+	done, err := loadedSet(ctx, first, from, to)
+	if err != nil {
+		return LoadStats{}, fmt.Errorf("load: %w", err)
+	}
+	var stats LoadStats
+	jobs := make([]int, 0, to-from+2)
+	if !done[0] {
+		jobs = append(jobs, 0)
+	}
+	for w := from; w <= to; w++ {
+		if done[w] {
+			stats.Skipped++
+		} else {
+			jobs = append(jobs, w)
+		}
+	}
+	first.Close(ctx)
+	if len(jobs) == 0 {
+		stats.Elapsed = time.Since(start)
+		return stats, nil
+	}
+
+	now := loadTimestamp(o.Now)
+	var rows atomic.Int64
+	var warehousesDone atomic.Int64
+	expected := int64(0)
+	for _, w := range jobs {
+		if w == 0 {
+			expected += numItems
+		} else {
+			expected += rowsPerWarehouse
+		}
+	}
+	nw := len(jobs)
+	if jobs[0] == 0 {
+		nw--
+	}
+	stopProgress := startProgress(o.Progress, o.ProgressInterval, start, &rows, &warehousesDone, expected, nw)
+
+	// Connections are a fixed pool of Concurrency, handed to jobs through
+	// a channel; errgroup's limit keeps at most that many jobs running.
+	conns := make(chan *pgx.Conn, o.Concurrency)
+	var opened []*pgx.Conn
+	var openMu sync.Mutex
+	defer func() {
+		for _, c := range opened {
+			c.Close(context.Background())
+		}
+	}()
+	getConn := func(ctx context.Context) (*pgx.Conn, error) {
+		select {
+		case c := <-conns:
+			return c, nil
+		default:
+		}
+		c, err := connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		openMu.Lock()
+		opened = append(opened, c)
+		openMu.Unlock()
+		return c, nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.Concurrency)
+	results := make([]bool, len(jobs)) // true: loaded by us
+	for i, w := range jobs {
+		g.Go(func() error {
+			conn, err := getConn(gctx)
+			if err != nil {
+				return fmt.Errorf("load: %w", err)
+			}
+			defer func() { conns <- conn }()
+			var loaded bool
+			if w == 0 {
+				loaded, err = loadUnit(gctx, conn, o.Dialect, 0, []tableJob{{schemaTables()[0], newItemGen(meta.Seed)}}, &rows)
+			} else {
+				loaded, err = loadUnit(gctx, conn, o.Dialect, w, warehouseJobs(meta.Seed, w, meta.Load.CLast, now), &rows)
+			}
+			if err != nil {
+				if w == 0 {
+					return fmt.Errorf("load item: %w", err)
+				}
+				return fmt.Errorf("load warehouse %d: %w", w, err)
+			}
+			results[i] = loaded
+			if w != 0 {
+				warehousesDone.Add(1)
+			}
+			if o.afterCommit != nil {
+				o.afterCommit(w)
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	stopProgress()
+	for i, w := range jobs {
+		switch {
+		case !results[i]:
+			if w != 0 && err == nil {
+				stats.Skipped++ // another loader got there first
+			}
+		case w == 0:
+			stats.Items = true
+		default:
+			stats.Loaded++
+		}
+	}
+	stats.Rows = rows.Load()
+	if err != nil {
+		stats.Elapsed = time.Since(start)
+		return stats, err
+	}
+	// Fresh statistics: the run's plans (customer by last name, order by
+	// customer) depend on them and autovacuum may not have caught up.
+	if o.Dialect == Postgres {
+		if c, err := connect(ctx); err == nil {
+			_, aerr := c.Exec(ctx, "ANALYZE")
+			c.Close(ctx)
+			if aerr != nil {
+				return stats, fmt.Errorf("load: analyze: %w", aerr)
+			}
+		}
+	}
+	stats.Elapsed = time.Since(start)
+	return stats, nil
+}
+
+// loadedSet returns which of warehouses from..to (and 0, the item table)
+// are marked loaded.
+func loadedSet(ctx context.Context, conn *pgx.Conn, from, to int) (map[int]bool, error) {
+	rows, err := conn.Query(ctx, `SELECT w_id FROM `+loadedTable+` WHERE w_id = 0 OR w_id BETWEEN $1 AND $2`, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", loadedTable, err)
+	}
+	ws, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", loadedTable, err)
+	}
+	m := make(map[int]bool, len(ws))
+	for _, w := range ws {
+		m[int(w)] = true
+	}
+	return m, nil
+}
+
+// loadUnit loads one warehouse (or, w = 0, the item table) atomically and
+// reports whether it did (false: someone else had already).
+//
+// PostgreSQL: one transaction that first inserts the marker row, so a
+// concurrent loader of the same warehouse blocks on the marker's key and
+// then sees a unique violation, and a killed load leaves nothing. Its
+// size (about 70 MB per warehouse) is routine for PostgreSQL.
+//
+// CockroachDB limits transaction size, so there the unit is: delete any
+// rows a killed earlier attempt left, COPY each table (CockroachDB commits
+// COPY in batches), then insert the marker. The marker is the last write,
+// so "marked" still implies "complete".
+func loadUnit(ctx context.Context, conn *pgx.Conn, d Dialect, w int, jobs []tableJob, rows *atomic.Int64) (bool, error) {
+	onRows := func(n int64) { rows.Add(n) }
+	if d == Cockroach {
+		var exists bool
+		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+loadedTable+` WHERE w_id = $1)`, w).Scan(&exists); err != nil {
+			return false, fmt.Errorf("read marker: %w", err)
+		}
+		if exists {
+			return false, nil
+		}
+		for _, j := range jobs {
+			del := "DELETE FROM " + j.table.Name
+			if w != 0 {
+				del += fmt.Sprintf(" WHERE %s = %d", j.table.WCol, w)
+			}
+			if _, err := conn.Exec(ctx, del); err != nil {
+				return false, fmt.Errorf("%s: clear partial rows: %w", j.table.Name, err)
+			}
+		}
+		for _, j := range jobs {
+			if _, err := conn.PgConn().CopyFrom(ctx, newCopyReader(j.gen, onRows), j.table.copySQL()); err != nil {
+				return false, fmt.Errorf("copy %s: %w", j.table.Name, err)
+			}
+		}
+		if _, err := conn.Exec(ctx, `INSERT INTO `+loadedTable+` (w_id) VALUES ($1) ON CONFLICT (w_id) DO NOTHING`, w); err != nil {
+			return false, fmt.Errorf("write marker: %w", err)
+		}
+		return true, nil
+	}
+
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return false, fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback(context.Background()) // no-op after Commit
+	if _, err := tx.Exec(ctx, `INSERT INTO `+loadedTable+` (w_id) VALUES ($1)`, w); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "23505" {
+			return false, nil // loaded (or being loaded and now committed) by another loader
+		}
+		return false, fmt.Errorf("write marker: %w", err)
+	}
+	var copied int64
+	for _, j := range jobs {
+		r := newCopyReader(j.gen, onRows)
+		if _, err := conn.PgConn().CopyFrom(ctx, r, j.table.copySQL()); err != nil {
+			rows.Add(-copied - r.rows)
+			return false, fmt.Errorf("copy %s: %w", j.table.Name, err)
+		}
+		copied += r.rows
+	}
+	if err := tx.Commit(ctx); err != nil {
+		rows.Add(-copied)
+		return false, fmt.Errorf("commit: %w", err)
+	}
+	return true, nil
+}
+
+// startProgress prints "load: 3/10 warehouses, 1.5M rows, 250k rows/s,
+// ETA 25s" to w every interval until the returned stop is called, and a
+// final line then.
+func startProgress(w io.Writer, interval time.Duration, start time.Time, rows, wDone *atomic.Int64, expected int64, warehouses int) (stop func()) {
+	if w == nil {
+		return func() {}
+	}
+	if interval <= 0 {
+		interval = time.Second
+	}
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	print := func(final bool) {
+		el := time.Since(start)
+		n := rows.Load()
+		rate := float64(n) / el.Seconds()
+		eta := "?"
+		if rate > 0 && n < expected {
+			eta = time.Duration(float64(expected-n) / rate * float64(time.Second)).Round(time.Second).String()
+		} else if n >= expected {
+			eta = "0s"
+		}
+		word := "ETA " + eta
+		if final {
+			word = "elapsed " + el.Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(w, "load: %d/%d warehouses, %s rows, %s rows/s, %s\n", wDone.Load(), warehouses, human(float64(n)), human(rate), word)
+	}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				print(false)
+			case <-quit:
+				print(true)
+				return
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }
+}
+
+// human renders 1234567 as "1.23M".
+func human(v float64) string {
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%.2fG", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1fk", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
