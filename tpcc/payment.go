@@ -1,0 +1,137 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// paymentInput is drawn once per transaction (clause 2.5.1).
+type paymentInput struct {
+	wID, dID   int32
+	cWID, cDID int32
+	cID        int32  // 0 when selecting by last name
+	cLast      string // set when selecting by last name
+	cents      int64  // H_AMOUNT in cents
+}
+
+func (w *worker) drawPayment(home warehouseDistrict) paymentInput {
+	r := w.rng
+	in := paymentInput{wID: home.wID, dID: int32(r.Int(1, 10))} // 2.5.1.1, 2.5.1.2
+	// 2.5.1.2: x ≤ 85 pays at home; otherwise the customer belongs to a
+	// random remote warehouse and district (never with one warehouse).
+	in.cWID, in.cDID = in.wID, in.dID
+	if w.warehouses > 1 && r.Int(1, 100) > 85 {
+		in.cWID = w.otherWarehouse(in.wID)
+		in.cDID = int32(r.Int(1, 10))
+	}
+	// 2.5.1.2: y ≤ 60 selects by last name (NURand(255, 0, 999) with
+	// C-Run), else by C_ID = NURand(1023, 1, 3000).
+	if r.Int(1, 100) <= 60 {
+		in.cLast = r.LastNameRun(w.constants)
+	} else {
+		in.cID = int32(r.CustomerID(w.constants))
+	}
+	in.cents = int64(r.Int(100, 500000)) // 2.5.1.3: H_AMOUNT random within [1.00 .. 5,000.00]
+	return in
+}
+
+// Payment's profile (clause 2.5.2.2). Money travels as integer cents and
+// becomes NUMERIC in the database (× 0.01), never a float. Locks are taken
+// warehouse → district → customer.
+const (
+	// By name: the customers ordered by C_FIRST; the one at position
+	// ceil(n/2) is used (clause 2.5.2.2).
+	payByNameSQL    = `SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first`
+	payWarehouseSQL = `UPDATE warehouse SET w_ytd = w_ytd + $2::INT8 * 0.01 WHERE w_id = $1
+RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip`
+	payDistrictSQL = `UPDATE district SET d_ytd = d_ytd + $3::INT8 * 0.01 WHERE d_w_id = $1 AND d_id = $2
+RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip`
+	// Clause 2.5.2.2: for bad credit ("BC") C_ID, C_D_ID, C_W_ID, D_ID,
+	// W_ID and H_AMOUNT are inserted at the left of C_DATA, which keeps
+	// its first 500 characters.
+	payCustomerSQL = `UPDATE customer SET c_balance = c_balance - $4::INT8 * 0.01,
+c_ytd_payment = c_ytd_payment + $4::INT8 * 0.01, c_payment_cnt = c_payment_cnt + 1,
+c_data = CASE c_credit WHEN 'BC' THEN substr($5::TEXT || c_data, 1, 500) ELSE c_data END
+WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3
+RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
+c_since, c_credit, c_credit_lim, c_discount, c_balance,
+CASE c_credit WHEN 'BC' THEN substr(c_data, 1, 200) ELSE '' END`
+	// H_DATA is W_NAME, four spaces, D_NAME (clause 2.5.2.2).
+	payHistorySQL = `INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+SELECT $1::INT, $2::INT, $3::INT, $4::INT, $5::INT, now(), $6::INT8 * 0.01, w_name || '    ' || d_name
+FROM warehouse, district WHERE w_id = $5 AND d_w_id = $5 AND d_id = $4`
+)
+
+// payment runs clause 2.5.2.
+func (w *worker) payment(ctx context.Context, db txBeginner, home warehouseDistrict) (retries int, err error) {
+	in := w.drawPayment(home)
+	retries, err = w.inTx(ctx, db, w.rwOptions, func(tx pgx.Tx) error {
+		cID := in.cID
+		if in.cLast != "" {
+			id, err := w.customerByName(ctx, tx, payByNameSQL, in.cWID, in.cDID, in.cLast)
+			if err != nil {
+				return err
+			}
+			cID = id
+		}
+		prefix := strconv.Itoa(int(cID)) + " " + strconv.Itoa(int(in.cDID)) + " " + strconv.Itoa(int(in.cWID)) + " " +
+			strconv.Itoa(int(in.dID)) + " " + strconv.Itoa(int(in.wID)) + " " +
+			strconv.FormatFloat(float64(in.cents)/100, 'f', 2, 64) + " | "
+		var b pgx.Batch
+		var wName, wS1, wS2, wCity, wState, wZip string
+		var dName, dS1, dS2, dCity, dState, dZip string
+		var cFirst, cMiddle, cLast, cS1, cS2, cCity, cState, cZip, cPhone, cCredit, cData string
+		var cSince time.Time
+		var cCreditLim, cDiscount, cBalance float64
+		b.Queue(payWarehouseSQL, in.wID, in.cents).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&wName, &wS1, &wS2, &wCity, &wState, &wZip)
+		})
+		b.Queue(payDistrictSQL, in.wID, in.dID, in.cents).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&dName, &dS1, &dS2, &dCity, &dState, &dZip)
+		})
+		b.Queue(payCustomerSQL, in.cWID, in.cDID, cID, in.cents, prefix).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&cFirst, &cMiddle, &cLast, &cS1, &cS2, &cCity, &cState, &cZip, &cPhone,
+				&cSince, &cCredit, &cCreditLim, &cDiscount, &cBalance, &cData)
+		})
+		b.Queue(payHistorySQL, cID, in.cDID, in.cWID, in.dID, in.wID, in.cents)
+		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+			return fmt.Errorf("customer %d/%d/%d: %w", in.cWID, in.cDID, cID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return retries, fmt.Errorf("payment (w %d, d %d): %w", in.wID, in.dID, err)
+	}
+	c := w.counters()
+	if in.cWID != in.wID {
+		c.payRemote.Add(1)
+		c.remotePayW.set(int(in.cWID))
+	}
+	if in.cLast != "" {
+		c.payByName.Add(1)
+	}
+	return retries, nil
+}
+
+// customerByName returns the C_ID at position ceil(n/2) of the customers
+// with this last name ordered by C_FIRST (clauses 2.5.2.2, 2.6.2.2).
+func (w *worker) customerByName(ctx context.Context, tx pgx.Tx, sql string, wID, dID int32, last string) (int32, error) {
+	ids := w.ids[:0]
+	rows, err := tx.Query(ctx, sql, wID, dID, last)
+	if err != nil {
+		return 0, fmt.Errorf("customers named %s in %d/%d: %w", last, wID, dID, err)
+	}
+	var id int32
+	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { ids = append(ids, id); return nil }); err != nil {
+		return 0, fmt.Errorf("customers named %s in %d/%d: %w", last, wID, dID, err)
+	}
+	w.ids = ids
+	if len(ids) == 0 {
+		return 0, fmt.Errorf("no customer named %s in %d/%d", last, wID, dID)
+	}
+	return ids[(len(ids)-1)/2], nil
+}

@@ -1,0 +1,112 @@
+package tpcc
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/benchrig/benchrig/tpcc/histogram"
+)
+
+type hdrHistogram = hdr.Histogram
+
+// Console formats, as CockroachDB's `workload run` prints them so that
+// users' scripts and eyes keep working.
+const (
+	progressHeader = "_elapsed___errors__ops/sec(inst)___ops/sec(cum)__p50(ms)__p95(ms)__p99(ms)_pMax(ms)"
+	totalHeader    = "_elapsed___errors_____ops(total)___ops/sec(cum)__avg(ms)__p50(ms)__p95(ms)__p99(ms)_pMax(ms)"
+	tpmcHeader     = "_elapsed_______tpmC____efc__avg(ms)__p50(ms)__p90(ms)__p95(ms)__p99(ms)_pMax(ms)"
+)
+
+// reporter prints progress lines, re-printing the header every 20 rows.
+type reporter struct {
+	w    io.Writer
+	rows int
+}
+
+func newReporter(w io.Writer) *reporter { return &reporter{w: w} }
+
+// progress prints one row per operation for a tick: elapsed, cumulative
+// errors, this tick's rate, the cumulative rate, this tick's percentiles.
+func (r *reporter) progress(elapsed time.Duration, errs int64, ivs []histogram.Interval, cumElapsed time.Duration) {
+	var b strings.Builder
+	for _, iv := range ivs {
+		if r.rows%20 == 0 {
+			b.WriteString(progressHeader + "\n")
+		}
+		r.rows++
+		fmt.Fprintf(&b, "%7.1fs %8d %14.1f %14.1f %8.1f %8.1f %8.1f %8.1f %s\n",
+			elapsed.Seconds(), errs,
+			rate(iv.Hist.TotalCount(), iv.Elapsed), rate(iv.Cumulative.TotalCount(), cumElapsed),
+			ms(iv.Hist, 50), ms(iv.Hist, 95), ms(iv.Hist, 99), ms(iv.Hist, 100), iv.Name)
+	}
+	io.WriteString(r.w, b.String())
+}
+
+// final prints the totals per operation, the overall result, the audit
+// checks and the tpmC line.
+func (r *reporter) final(res *RunResult) {
+	io.WriteString(r.w, formatFinal(res))
+}
+
+func formatFinal(res *RunResult) string {
+	var b strings.Builder
+	el := res.Elapsed
+	fmt.Fprintf(&b, "\n%s__total\n", totalHeader)
+	all := histogram.NewHistogram()
+	var allErr int64
+	for _, name := range res.Result.Names() {
+		h := res.Result.Cumulative[name]
+		all.Merge(h)
+		e := errorsOf(res, name)
+		allErr += e
+		fmt.Fprintf(&b, "%7.1fs %8d %14d %14.1f %8.1f %8.1f %8.1f %8.1f %8.1f  %s\n",
+			el.Seconds(), e, h.TotalCount(), rate(h.TotalCount(), el),
+			mean(h), ms(h, 50), ms(h, 95), ms(h, 99), ms(h, 100), name)
+	}
+	fmt.Fprintf(&b, "\n%s__result\n", totalHeader)
+	fmt.Fprintf(&b, "%7.1fs %8d %14d %14.1f %8.1f %8.1f %8.1f %8.1f %8.1f  \n",
+		el.Seconds(), allErr, all.TotalCount(), rate(all.TotalCount(), el),
+		mean(all), ms(all, 50), ms(all, 95), ms(all, 99), ms(all, 100))
+
+	// Retries are not errors: the database asked for them (40001/40P01).
+	fmt.Fprintf(&b, "\nRetries (serialization failures and deadlocks, retried):")
+	for t := range numTxnTypes {
+		fmt.Fprintf(&b, " %s %d", t, res.Retries[t])
+	}
+	b.WriteString("\n\n")
+	for _, a := range res.Audit {
+		b.WriteString(a.String() + "\n")
+	}
+	no := res.Result.Cumulative[histogram.NewOrder]
+	if no == nil {
+		no = histogram.NewHistogram()
+	}
+	fmt.Fprintf(&b, "\n%s\n", tpmcHeader)
+	fmt.Fprintf(&b, "%7.1fs %10.1f %5.1f%% %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f\n",
+		el.Seconds(), res.TpmC, res.Efficiency, mean(no), ms(no, 50), ms(no, 90), ms(no, 95), ms(no, 99), ms(no, 100))
+	return b.String()
+}
+
+func errorsOf(res *RunResult, name string) int64 {
+	for t := range numTxnTypes {
+		if t.String() == name {
+			return res.Errors[t]
+		}
+	}
+	return 0
+}
+
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+func ms(h *hdrHistogram, q float64) float64 { return histogram.Millis(h.ValueAtQuantile(q)) }
+
+func mean(h *hdrHistogram) float64 { return h.Mean() / float64(time.Millisecond) }

@@ -1,0 +1,488 @@
+package tpcc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/benchrig/benchrig/tpcc/histogram"
+)
+
+// RunConfig is `benchrig tpcc run`. Flag names follow CockroachDB's
+// `workload run tpcc` where the concept is the same.
+type RunConfig struct {
+	URLs []string // connection URLs, spread across terminals
+
+	Warehouses       int   // W loaded in the database
+	ActiveWarehouses int   // warehouses with terminals (0: Warehouses)
+	Partitions       int   // 0 or 1: unpartitioned
+	Affinity         []int // partitions this host drives (nil: all)
+
+	Ramp, Duration time.Duration
+	// Wait scales keying and think times: 1 is the spec (10 terminals
+	// per warehouse), 0 is no-wait mode with Workers goroutines, and a
+	// fraction such as 0.01 shrinks waits for tests.
+	Wait    float64
+	Workers int // no-wait mode (0: 10 per active warehouse)
+	Conns   int // total connections over all URLs (0: 2 per active warehouse in wait mode, Workers otherwise)
+
+	DisplayEvery   time.Duration // progress period and histogram tick (0: 1s)
+	Histograms     io.Writer     // ndjson ticks (nil: none)
+	TolerateErrors bool          // count errors instead of stopping
+	StartAt        time.Time     // zero: now
+	Seed           uint64        // run randomness (0: from the clock)
+	MaxRetries     int           // per transaction, for 40001/40P01 (0: 100)
+	Isolation      pgx.TxIsoLevel
+
+	Out io.Writer // progress and final report (nil: discard)
+	Now func() time.Time
+}
+
+// RunResult is what a run measured, after the ramp.
+type RunResult struct {
+	Elapsed    time.Duration
+	TpmC       float64
+	Efficiency float64 // % of 12.86 × this host's active warehouses
+	Counts     [numTxnTypes]int64
+	Errors     [numTxnTypes]int64
+	Retries    [numTxnTypes]int64
+	Audit      []AuditResult
+	Result     *histogram.Result // cumulative histograms
+}
+
+// AuditError is returned when an audit check or the efficiency fails.
+type AuditError struct {
+	Failed []AuditResult
+}
+
+func (e *AuditError) Error() string {
+	s := "tpcc run: audit failed:"
+	for _, f := range e.Failed {
+		s += " " + f.ID + " (" + f.Detail + ")"
+	}
+	return s
+}
+
+// plan is the host's share of the run: its terminals' homes and the
+// connection pool serving each.
+type plan struct {
+	homes []warehouseDistrict
+	pool  []uint16
+}
+
+// planTerminals places 10 terminals on every active warehouse of the
+// partitions in affinity (clause 4.2.2 / CockroachDB's 10 workers per
+// warehouse), with terminal k of a warehouse using district k for
+// Stock-Level (clause 2.8.1.1).
+//
+// URLs: with one affinity value (or none) every URL serves this host's
+// warehouses, spread by w_id. With several, URL j serves partition
+// affinity[j % len(affinity)] — list URLs in the order of the affinity
+// list, as older CockroachDB workloads assumed — and a partition without
+// a URL of its own uses all of them.
+func planTerminals(p Partitions, affinity []int, nURLs int) (plan, error) {
+	if len(affinity) == 0 {
+		for i := range p.Count {
+			affinity = append(affinity, i)
+		}
+	}
+	urlsOf := make(map[int][]uint16)
+	if len(affinity) > 1 {
+		for j := range nURLs {
+			part := affinity[j%len(affinity)]
+			urlsOf[part] = append(urlsOf[part], uint16(j))
+		}
+	}
+	var pl plan
+	for _, part := range affinity {
+		if part < 0 || part >= p.Count {
+			return plan{}, fmt.Errorf("partition affinity %d outside 0..%d", part, p.Count-1)
+		}
+		lo, hi := p.ActiveRange(part)
+		for w := lo; w <= hi; w++ {
+			urls := urlsOf[part]
+			var u uint16
+			if len(urls) > 0 {
+				u = urls[w%len(urls)]
+			} else {
+				u = uint16(w % nURLs)
+			}
+			for d := 1; d <= 10; d++ {
+				pl.homes = append(pl.homes, warehouseDistrict{wID: int32(w), dID: int32(d)})
+				pl.pool = append(pl.pool, u)
+			}
+		}
+	}
+	if len(pl.homes) == 0 {
+		return plan{}, errors.New("no active warehouse in this host's partitions")
+	}
+	return pl, nil
+}
+
+func (cfg *RunConfig) defaults() error {
+	if len(cfg.URLs) == 0 {
+		return errors.New("tpcc run: no connection URL")
+	}
+	if len(cfg.URLs) > 1<<16 {
+		return errors.New("tpcc run: too many URLs")
+	}
+	if cfg.Warehouses < 1 {
+		return fmt.Errorf("tpcc run: --warehouses must be >= 1, got %d", cfg.Warehouses)
+	}
+	if cfg.ActiveWarehouses == 0 {
+		cfg.ActiveWarehouses = cfg.Warehouses
+	}
+	if cfg.Partitions == 0 {
+		cfg.Partitions = 1
+	}
+	if cfg.Wait < 0 {
+		return fmt.Errorf("tpcc run: --wait must be >= 0, got %v", cfg.Wait)
+	}
+	if cfg.Duration <= 0 {
+		return fmt.Errorf("tpcc run: --duration must be > 0, got %v", cfg.Duration)
+	}
+	if cfg.DisplayEvery <= 0 {
+		cfg.DisplayEvery = time.Second
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 100
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = uint64(cfg.Now().UnixNano())
+	}
+	return nil
+}
+
+// Run drives the workload: it connects, waits for StartAt, ramps up,
+// measures for Duration, prints the report and returns the result. An
+// audit failure (over enough transactions to be significant) returns the
+// result and an *AuditError.
+func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	parts, err := NewPartitions(cfg.Warehouses, cfg.ActiveWarehouses, cfg.Partitions)
+	if err != nil {
+		return nil, fmt.Errorf("tpcc run: %w", err)
+	}
+	pl, err := planTerminals(parts, cfg.Affinity, len(cfg.URLs))
+	if err != nil {
+		return nil, fmt.Errorf("tpcc run: %w", err)
+	}
+	activeHere := len(pl.homes) / 10
+	noWait := cfg.Wait == 0
+	workers := len(pl.homes)
+	if noWait && cfg.Workers > 0 {
+		workers = cfg.Workers
+	}
+	conns := cfg.Conns
+	if conns == 0 {
+		if noWait {
+			conns = workers
+		} else {
+			conns = 2 * activeHere
+		}
+	}
+	perURL := max(1, (conns+len(cfg.URLs)-1)/len(cfg.URLs))
+	out := bufio.NewWriter(cfg.Out)
+	defer out.Flush()
+
+	fmt.Fprintf(out, "Initializing %d connections...\n", perURL*len(cfg.URLs))
+	out.Flush()
+	pools := make([]*pgxpool.Pool, len(cfg.URLs))
+	defer func() {
+		for _, p := range pools {
+			if p != nil {
+				p.Close()
+			}
+		}
+	}()
+	for i, u := range cfg.URLs {
+		pc, err := pgxpool.ParseConfig(u)
+		if err != nil {
+			return nil, fmt.Errorf("tpcc run: URL %d: %w", i+1, err)
+		}
+		pc.MaxConns = int32(perURL)
+		pc.MinConns = int32(perURL)
+		// Statements are prepared once per connection and cached:
+		// the run phase sends only Bind/Execute.
+		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+		if pools[i], err = pgxpool.NewWithConfig(ctx, pc); err != nil {
+			return nil, fmt.Errorf("tpcc run: connect %s: %w", redact(u), err)
+		}
+	}
+	dialect, load, err := probe(ctx, pools[0])
+	if err != nil {
+		return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
+	}
+	iso := cfg.Isolation
+	if iso == "" {
+		iso = pgx.RepeatableRead // PostgreSQL: snapshot + FOR UPDATE; conflicts surface as 40001 and are retried
+		if dialect == Cockroach {
+			iso = pgx.Serializable
+		}
+	}
+	rw := pgx.TxOptions{IsoLevel: iso}
+	ro := pgx.TxOptions{IsoLevel: iso, AccessMode: pgx.ReadOnly}
+	seedRand := NewRand(cfg.Seed, 0)
+	runC := NewRunConstants(seedRand, load)
+	fmt.Fprintf(out, "Dialect %s, isolation %s, C-Load %s, C-Run %s\n", dialect, iso, load, runC)
+
+	var cnt atomic.Pointer[counters]
+	cnt.Store(newCounters(cfg.Warehouses))
+	rec := histogram.NewRecorder(cfg.Now(), histogram.TPCCNames()...)
+	var ops [numTxnTypes]*histogram.Op
+	for t := range numTxnTypes {
+		ops[t] = rec.Op(t.String(), cfg.Now())
+	}
+
+	if !cfg.StartAt.IsZero() {
+		if d := cfg.StartAt.Sub(cfg.Now()); d > 0 {
+			fmt.Fprintf(out, "Waiting %s for --start-at %s\n", d.Round(time.Millisecond), cfg.StartAt.Format(time.RFC3339Nano))
+			out.Flush()
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		fmt.Fprintf(out, "Started %s after --start-at\n", cfg.Now().Sub(cfg.StartAt).Round(time.Microsecond))
+	}
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	start := cfg.Now()
+	rec.Reset(start)
+	var errCount atomic.Int64
+	var firstErr sync.Once
+	account := func(t TxnType, latency time.Duration, retries int, err error) {
+		c := cnt.Load()
+		if retries > 0 {
+			c.retries[t].Add(int64(retries))
+		}
+		if runCtx.Err() != nil {
+			return // interrupted by the end of the run: not a measurement
+		}
+		if err != nil && !errors.Is(err, errNewOrderRollback) {
+			c.errors[t].Add(1)
+			errCount.Add(1)
+			if !cfg.TolerateErrors {
+				firstErr.Do(func() { cancel(err) })
+			}
+			return
+		}
+		c.done[t].Add(1)
+		ops[t].Record(latency)
+	}
+
+	g, gctx := errgroup.WithContext(runCtx)
+	newW := func(stream uint64) *worker {
+		return newWorker(NewRand(cfg.Seed, stream), runC, cfg.Warehouses, cfg.MaxRetries, rw, ro, &cnt)
+	}
+	stop := make(chan struct{})
+	if noWait {
+		fmt.Fprintf(out, "Initializing %d workers (no wait) for %d warehouses...\n", workers, activeHere)
+		for k := range workers {
+			home := pl.homes[k%len(pl.homes)]
+			pool := pools[pl.pool[k%len(pl.homes)]]
+			w := newW(uint64(k) + 1)
+			g.Go(func() error {
+				deck := NewDeck()
+				for gctx.Err() == nil {
+					t := deck.Next(w.rng)
+					begin := time.Now()
+					retries, err := w.exec(gctx, pool, t, home)
+					account(t, time.Since(begin), retries, err)
+				}
+				return nil
+			})
+		}
+	} else {
+		fmt.Fprintf(out, "Initializing %d terminals (wait %v) for %d warehouses...\n", len(pl.homes), cfg.Wait, activeHere)
+		terms := make([]terminal, len(pl.homes))
+		for i := range terms {
+			t := &terms[i]
+			t.home, t.url, t.deck = pl.homes[i], pl.pool[i], NewDeck()
+			t.next = t.deck.Next(seedRand)
+			// Terminals start spread over their first keying time, not
+			// all at once.
+			t.due = int64(seedRand.Float64() * float64(KeyingTime(t.next, cfg.Wait)))
+		}
+		sched := newScheduler(start, terms, len(pools))
+		g.Go(func() error { sched.run(stop); return nil })
+		for u := range pools {
+			for e := range perURL {
+				w := newW(uint64(u*perURL+e) + 1)
+				pool := pools[u]
+				g.Go(func() error {
+					for {
+						i, ok := sched.take(u)
+						if !ok {
+							return nil
+						}
+						t := &terms[i]
+						due := sched.epoch.Add(time.Duration(t.due))
+						retries, err := w.exec(gctx, pool, t.next, t.home)
+						done := time.Now()
+						account(t.next, done.Sub(due), retries, err)
+						// Think time follows the transaction, then the
+						// next card's keying time (clause 5.2.5).
+						wait := ThinkTime(w.rng, t.next, cfg.Wait)
+						t.next = t.deck.Next(w.rng)
+						wait += KeyingTime(t.next, cfg.Wait)
+						t.due = done.Add(wait).Sub(sched.epoch).Nanoseconds()
+						sched.put(i)
+					}
+				})
+			}
+		}
+	}
+	out.Flush()
+
+	// The display loop: progress every DisplayEvery; histogram ticks only
+	// after the ramp, whose end resets everything (CockroachDB's rule).
+	rep := newReporter(out)
+	measureStart := start
+	ramping := cfg.Ramp > 0
+	rampEnd := start.Add(cfg.Ramp)
+	end := rampEnd.Add(cfg.Duration)
+	var enc *histogram.Encoder
+	if cfg.Histograms != nil {
+		enc = histogram.NewEncoder(cfg.Histograms)
+	}
+	ticker := time.NewTicker(cfg.DisplayEvery)
+	var loopErr error
+loop:
+	for {
+		var now time.Time
+		select {
+		case <-runCtx.Done():
+			break loop
+		case <-ticker.C:
+			now = cfg.Now()
+		}
+		if ramping && !now.Before(rampEnd) {
+			ramping = false
+			measureStart = now
+			rec.Reset(now)
+			cnt.Store(newCounters(cfg.Warehouses))
+			errCount.Store(0)
+			fmt.Fprintf(out, "Ramp-up done after %s; measuring for %s\n", now.Sub(start).Round(time.Millisecond), cfg.Duration)
+			continue
+		}
+		ivs := rec.Tick(now)
+		rep.progress(now.Sub(measureStart), errCount.Load(), ivs, now.Sub(measureStart))
+		if !ramping && enc != nil {
+			for _, iv := range ivs {
+				if err := enc.Encode(iv.Tick()); err != nil {
+					loopErr = fmt.Errorf("tpcc run: --histograms: %w", err)
+					cancel(loopErr)
+					break loop
+				}
+			}
+		}
+		out.Flush()
+		if !now.Before(end) {
+			break
+		}
+	}
+	ticker.Stop()
+	close(stop)
+	cancel(nil)
+	_ = g.Wait()
+	now := cfg.Now()
+	if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) && loopErr == nil {
+		loopErr = fmt.Errorf("tpcc run: stopped by an error (use --tolerate-errors to continue past errors): %w", cause)
+	}
+	if loopErr == nil && ctx.Err() != nil {
+		loopErr = ctx.Err()
+	}
+	if ramping {
+		// Interrupted or failed during the ramp: nothing was measured.
+		if loopErr == nil {
+			loopErr = errors.New("tpcc run: ended during the ramp-up")
+		}
+		return nil, loopErr
+	}
+	// The final delta line of every name at shutdown.
+	final := rec.Tick(now)
+	if enc != nil {
+		for _, iv := range final {
+			if err := enc.Encode(iv.Tick()); err != nil && loopErr == nil {
+				loopErr = fmt.Errorf("tpcc run: --histograms: %w", err)
+			}
+		}
+	}
+	res := &RunResult{Elapsed: now.Sub(measureStart), Result: &histogram.Result{
+		Warehouses: activeHere, Cumulative: map[string]*hdrHistogram{}, Elapsed: now.Sub(measureStart)}}
+	for _, iv := range final {
+		res.Result.Cumulative[iv.Name] = iv.Cumulative
+	}
+	c := cnt.Load()
+	for t := range numTxnTypes {
+		res.Counts[t] = c.done[t].Load()
+		res.Errors[t] = c.errors[t].Load()
+		res.Retries[t] = c.retries[t].Load()
+	}
+	if m := res.Elapsed.Minutes(); m > 0 {
+		res.TpmC = float64(res.Counts[NewOrderTxn]) / m
+	}
+	res.Efficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * float64(activeHere))
+	res.Audit = audit(c, res, cfg.Warehouses, cfg.Wait)
+	rep.final(res)
+	if loopErr != nil {
+		return res, loopErr
+	}
+	var failed []AuditResult
+	for _, a := range res.Audit {
+		if a.Status == AuditFail {
+			failed = append(failed, a)
+		}
+	}
+	if len(failed) > 0 {
+		return res, &AuditError{Failed: failed}
+	}
+	return res, nil
+}
+
+// probe checks the database and reads C-Load.
+func probe(ctx context.Context, pool *pgxpool.Pool) (Dialect, Constants, error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return 0, Constants{}, err
+	}
+	defer conn.Release()
+	d, err := DetectDialect(ctx, conn.Conn())
+	if err != nil {
+		return 0, Constants{}, err
+	}
+	load, err := ReadConstants(ctx, conn)
+	if err != nil {
+		return 0, Constants{}, err
+	}
+	return d, load, nil
+}
+
+// redact hides a URL's password in messages.
+func redact(u string) string {
+	cfg, err := pgx.ParseConfig(u)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
+}
