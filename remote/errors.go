@@ -1,0 +1,34 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// TimeoutError is a command stopped because its Cmd.Timeout expired: it
+// was sent SIGTERM (then SIGKILL after a grace period) and its session
+// closed. It matches errors.Is(err, context.DeadlineExceeded). It is
+// neither an ExitError (the command did not choose to fail) nor a
+// TransportError (the connection was fine), so summaries can report
+// "timed out" on its own.
+type TimeoutError struct {
+	Host    string
+	Cmd     string // ShellJoin of the command
+	Timeout time.Duration
+	// StderrTail is the end of the command's stderr when it was stopped.
+	StderrTail string
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("host %s: command timed out after %v: %s", e.Host, e.Timeout, e.Cmd)
+}
+
+// Unwrap lets errors.Is(err, context.DeadlineExceeded) hold.
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// UnknownHostError is a host name the executor was not given a Target
+// for: a bug in the caller's plan handling, not a network problem.
+type UnknownHostError struct{ Host string }
+
+func (e *UnknownHostError) Error() string { return fmt.Sprintf("host %s: not one of the executor's targets", e.Host) }

@@ -1,0 +1,128 @@
+package remote
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// Console writes live command output from many hosts to one writer, one
+// whole line at a time, each prefixed with the host name padded to the
+// longest name ("node-01 | ..."), so output from hosts running at once
+// interleaves by line, never mid-line, and every line says where it came
+// from.
+type Console struct {
+	mu    sync.Mutex
+	w     io.Writer
+	width int
+}
+
+// NewConsole returns a Console writing to w (nil: output is discarded)
+// that pads prefixes to the longest of names.
+func NewConsole(w io.Writer, names []string) *Console {
+	c := &Console{w: w}
+	for _, n := range names {
+		c.width = max(c.width, len(n))
+	}
+	return c
+}
+
+// Line writes one line for host.
+func (c *Console) Line(host, line string) {
+	if c == nil || c.w == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintf(c.w, "%-*s | %s\n", c.width, host, line)
+}
+
+// maxLine bounds a line kept while waiting for its newline: a command
+// printing megabytes without one (a progress bar, binary data) is shown
+// in pieces rather than buffered without limit.
+const maxLine = 64 << 10
+
+// Writer returns a writer for one output stream of host; Close it to
+// flush a last line that had no newline.
+func (c *Console) Writer(host string) *LineWriter { return &LineWriter{c: c, host: host} }
+
+// LineWriter splits a stream into lines for a Console.
+type LineWriter struct {
+	c    *Console
+	host string
+	buf  []byte
+}
+
+func (w *LineWriter) Write(p []byte) (int, error) {
+	if w.c == nil || w.c.w == nil {
+		return len(p), nil
+	}
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.buf = append(w.buf, p...)
+			if len(w.buf) >= maxLine {
+				w.emit()
+			}
+			break
+		}
+		w.buf = append(w.buf, p[:i]...)
+		w.emit()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (w *LineWriter) emit() {
+	w.c.Line(w.host, strings.TrimRight(string(w.buf), "\r"))
+	w.buf = w.buf[:0]
+}
+
+// Close writes a pending partial line.
+func (w *LineWriter) Close() error {
+	if len(w.buf) > 0 && w.c != nil && w.c.w != nil {
+		w.emit()
+	}
+	return nil
+}
+
+// tailBuffer keeps the last max bytes written to it, so a command that
+// prints gigabytes costs bounded memory while its end (where errors are)
+// is kept for Result and ExitError.
+type tailBuffer struct {
+	max     int
+	buf     []byte
+	dropped int64
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.max {
+		cut := len(t.buf) - t.max
+		t.dropped += int64(cut)
+		t.buf = append(t.buf[:0], t.buf[cut:]...)
+	}
+	return len(p), nil
+}
+
+// Bytes is the kept tail (a copy).
+func (t *tailBuffer) Bytes() []byte {
+	b := t.buf
+	if len(b) > t.max {
+		b = b[len(b)-t.max:]
+	}
+	return append([]byte(nil), b...)
+}
+
+// lastLines is the last n lines of b, for error messages.
+func lastLines(b []byte, n int) string {
+	s := strings.TrimRight(string(b), "\n")
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
