@@ -1,6 +1,244 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
 
-// tpccRunCommands: benchrig tpcc run | merge. (stub, owned by the tpcc run work)
-func tpccRunCommands() []*cli.Command { return nil }
+	"github.com/jackc/pgx/v5"
+	"github.com/urfave/cli/v2"
+
+	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/histogram"
+)
+
+// tpccRunCommands: benchrig tpcc run | merge. Flag names are CockroachDB
+// `workload run tpcc`'s and `workload debug tpcc-merge-results`'s.
+func tpccRunCommands() []*cli.Command {
+	return []*cli.Command{tpccRunCommand(), tpccMergeCommand()}
+}
+
+// tpccRunOptions are the flags of `benchrig tpcc run`.
+type tpccRunOptions struct {
+	urls             []string
+	warehouses       int
+	activeWarehouses int
+	partitions       int
+	affinity         []int
+	ramp, duration   time.Duration
+	wait             string
+	workers, conns   int
+	histograms       string
+	tolerateErrors   bool
+	startAt          string
+	displayEvery     time.Duration
+	seed             uint64
+	maxRetries       int
+	isolation        string
+}
+
+func tpccRunCommand() *cli.Command {
+	var o tpccRunOptions
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run the TPC-C workload against a loaded database",
+		ArgsUsage: "URL [URL...]",
+		Description: `Emulates 10 terminals per active warehouse with the spec's keying and think
+times (--wait), or --workers terminals without waits (--wait=false). Prints
+progress every --display-every, then per-transaction totals, the audit
+checks of clause 9.2 and the tpmC line. Several URLs are spread across
+terminals; with several --partition-affinity values, URL j serves partition
+affinity[j % len(affinity)].
+
+Exits 30 when an audit check fails over enough transactions to be
+significant, or when a spec-paced run's efficiency is below 85%.`,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "warehouses", Value: 1, Usage: "number of warehouses loaded", Destination: &o.warehouses},
+			&cli.IntFlag{Name: "active-warehouses", Usage: "warehouses with terminals (default: --warehouses)", Destination: &o.activeWarehouses},
+			&cli.IntFlag{Name: "partitions", Value: 1, Usage: "partitions the warehouses are split into", Destination: &o.partitions},
+			&cli.StringFlag{Name: "partition-affinity", Usage: "comma-separated partitions this host drives (default: all)"},
+			&cli.DurationFlag{Name: "ramp", Usage: "ramp-up period, excluded from the measurement", Destination: &o.ramp},
+			&cli.DurationFlag{Name: "duration", Value: 5 * time.Minute, Usage: "measurement interval after the ramp", Destination: &o.duration},
+			&cli.StringFlag{Name: "wait", Value: "true", Usage: "keying and think times: true (spec), false (no wait), or a factor such as 0.01", Destination: &o.wait},
+			&cli.IntFlag{Name: "workers", Usage: "terminals in no-wait mode (default: 10 per active warehouse)", Destination: &o.workers},
+			&cli.IntFlag{Name: "conns", Usage: "connections over all URLs (default: 2 per active warehouse; --workers with --wait=false)", Destination: &o.conns},
+			&cli.StringFlag{Name: "histograms", Usage: "write per-tick HdrHistograms as ndjson to `FILE` (CockroachDB's format)", Destination: &o.histograms},
+			&cli.BoolFlag{Name: "tolerate-errors", Usage: "count transaction errors instead of stopping at the first", Destination: &o.tolerateErrors},
+			&cli.StringFlag{Name: "start-at", Usage: "RFC3339 `TIME` to start at, so that several hosts start together", Destination: &o.startAt},
+			&cli.DurationFlag{Name: "display-every", Value: time.Second, Usage: "progress and histogram tick period", Destination: &o.displayEvery},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed of the run's random streams (default: from the clock)", Destination: &o.seed},
+			&cli.IntFlag{Name: "max-retries", Value: 100, Usage: "retries per transaction of serialization failures (40001/40P01)", Destination: &o.maxRetries},
+			&cli.StringFlag{Name: "isolation", Usage: "read-committed, repeatable-read or serializable (default: repeatable-read on PostgreSQL, serializable on CockroachDB)", Destination: &o.isolation},
+		},
+		Action: func(c *cli.Context) error {
+			o.urls = c.Args().Slice()
+			aff, err := parseIntList(c.String("partition-affinity"))
+			if err != nil {
+				return withExit(exitUsage, fmt.Errorf("--partition-affinity: %w", err))
+			}
+			o.affinity = aff
+			return tpccRun(c, o, c.App.Writer)
+		},
+	}
+}
+
+// tpccRun validates the options and runs the workload.
+func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
+	if len(o.urls) == 0 {
+		return withExit(exitUsage, errors.New("tpcc run: no connection URL given"))
+	}
+	wait, err := parseWait(o.wait)
+	if err != nil {
+		return withExit(exitUsage, err)
+	}
+	iso, err := parseIsolation(o.isolation)
+	if err != nil {
+		return withExit(exitUsage, err)
+	}
+	cfg := tpcc.RunConfig{
+		URLs: o.urls, Warehouses: o.warehouses, ActiveWarehouses: o.activeWarehouses,
+		Partitions: o.partitions, Affinity: o.affinity, Ramp: o.ramp, Duration: o.duration,
+		Wait: wait, Workers: o.workers, Conns: o.conns, DisplayEvery: o.displayEvery,
+		TolerateErrors: o.tolerateErrors, Seed: o.seed, MaxRetries: o.maxRetries, Isolation: iso,
+		Out: stdout,
+	}
+	if o.startAt != "" {
+		if cfg.StartAt, err = time.Parse(time.RFC3339Nano, o.startAt); err != nil {
+			return withExit(exitUsage, fmt.Errorf("--start-at: %w", err))
+		}
+	}
+	if o.histograms != "" {
+		f, err := os.Create(o.histograms)
+		if err != nil {
+			return fmt.Errorf("tpcc run: --histograms: %w", err)
+		}
+		bw := bufio.NewWriter(f)
+		cfg.Histograms = bw
+		defer func() {
+			if err := bw.Flush(); err != nil {
+				fmt.Fprintf(c.App.ErrWriter, "benchrig: --histograms %s: %v\n", o.histograms, err)
+			}
+			f.Close()
+		}()
+	}
+	_, err = tpcc.Run(c.Context, cfg)
+	var ae *tpcc.AuditError
+	if errors.As(err, &ae) {
+		return withExit(exitCheck, err)
+	}
+	return err
+}
+
+// parseWait accepts CockroachDB's --wait forms: a bool or a factor.
+func parseWait(s string) (float64, error) {
+	if b, err := strconv.ParseBool(s); err == nil {
+		if b {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("--wait %q: want true, false or a factor >= 0", s)
+	}
+	return f, nil
+}
+
+func parseIsolation(s string) (pgx.TxIsoLevel, error) {
+	switch strings.ToLower(strings.ReplaceAll(s, " ", "-")) {
+	case "":
+		return "", nil
+	case "read-committed":
+		return pgx.ReadCommitted, nil
+	case "repeatable-read":
+		return pgx.RepeatableRead, nil
+	case "serializable":
+		return pgx.Serializable, nil
+	}
+	return "", fmt.Errorf("--isolation %q: want read-committed, repeatable-read or serializable", s)
+}
+
+// parseIntList parses "0,5,10" (also accepting spaces); "" is nil.
+func parseIntList(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// tpccMergeOptions are the flags of `benchrig tpcc merge`.
+type tpccMergeOptions struct {
+	warehouses int
+	check      bool
+	files      []string
+}
+
+func tpccMergeCommand() *cli.Command {
+	var o tpccMergeOptions
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "merge --histograms files of several workload hosts (like tpcc-merge-results)",
+		ArgsUsage: "FILE [FILE...]",
+		Description: `Reads ndjson histogram files written by benchrig tpcc run or CockroachDB's
+workload run --histograms and prints the summary line and per-operation
+table of workload debug tpcc-merge-results. Efficiency uses 12.605 tpmC per
+warehouse; --warehouses is the total over all hosts.`,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "warehouses", Required: true, Usage: "aggregate active warehouses of all hosts", Destination: &o.warehouses},
+			&cli.BoolFlag{Name: "check", Usage: "exit 30 unless efficiency >= 85% and every p90 is within its limit", Destination: &o.check},
+		},
+		Action: func(c *cli.Context) error {
+			o.files = c.Args().Slice()
+			return tpccMerge(o, c.App.Writer)
+		},
+	}
+}
+
+func tpccMerge(o tpccMergeOptions, stdout io.Writer) error {
+	if len(o.files) == 0 {
+		return withExit(exitUsage, errors.New("tpcc merge: no histogram file given"))
+	}
+	var results []*histogram.Result
+	for _, path := range o.files {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("tpcc merge: %w", err)
+		}
+		ticks, err := histogram.Decode(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("tpcc merge: %s: %w", path, err)
+		}
+		r, err := histogram.NewResult(o.warehouses, ticks)
+		if err != nil {
+			return fmt.Errorf("tpcc merge: %s: %w", path, err)
+		}
+		results = append(results, r)
+	}
+	m, err := histogram.MergeResults(results...)
+	if err != nil {
+		return fmt.Errorf("tpcc merge: %w", err)
+	}
+	if err := histogram.WriteMerge(stdout, m); err != nil {
+		return err
+	}
+	if o.check {
+		if err := m.Check(); err != nil {
+			return withExit(exitCheck, err)
+		}
+	}
+	return nil
+}
