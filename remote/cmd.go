@@ -104,6 +104,11 @@ func (t Transfer) String() string {
 	return s
 }
 
+// DownloadString describes the transfer as a download: remote -> local.
+func (t Transfer) DownloadString() string {
+	return Quote(t.Remote) + " -> " + Quote(t.Local)
+}
+
 // ExitError is a remote command that ran and exited non-zero (or died of a
 // signal). It is the command's failure, not the connection's.
 type ExitError struct {

@@ -27,7 +27,7 @@ func (c Cmd) Display() string {
 type Entry struct {
 	Host string
 	Op   string // "run", "put" or "get"
-	Text string // Cmd.Display or Transfer.String
+	Text string // Cmd.Display, Transfer.String (put) or Transfer.DownloadString (get)
 }
 
 // Recorder is the executor behind --dry-run: it connects nowhere, records
@@ -77,7 +77,7 @@ func (r *Recorder) Get(ctx context.Context, host string, t Transfer) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return r.record(Entry{Host: host, Op: "get", Text: t.String()})
+	return r.record(Entry{Host: host, Op: "get", Text: t.DownloadString()})
 }
 
 // Entries returns a copy of what was recorded, in call order.

@@ -1,5 +1,74 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"errors"
+	"fmt"
 
-func planCommand() *cli.Command { return &cli.Command{Name: "plan", Usage: "validate and show plans"} }
+	"github.com/urfave/cli/v2"
+
+	"github.com/benchrig/benchrig/orchestrator"
+)
+
+func planCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "plan",
+		Usage: "validate plans and show their topology",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "validate",
+				Usage:     "check plan files; every problem is reported as file:line:col",
+				ArgsUsage: "PLAN...",
+				Action: func(c *cli.Context) error {
+					if c.NArg() == 0 {
+						return withExit(exitUsage, errors.New("plan validate: name at least one plan file"))
+					}
+					return validatePlans(c, c.Args().Slice())
+				},
+			},
+			{
+				Name:      "show",
+				Usage:     "print the expanded topology: hosts, racks, partitions, addresses",
+				ArgsUsage: "PLAN",
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return withExit(exitUsage, errors.New("plan show: name one plan file"))
+					}
+					p, err := loadPlan(c.Args().First())
+					if err != nil {
+						return err
+					}
+					return orchestrator.Show(c.App.Writer, p)
+				},
+			},
+		},
+	}
+}
+
+// validatePlans checks every file and reports each one's result; the
+// error (exit 3) comes after all files were checked.
+func validatePlans(c *cli.Context, files []string) error {
+	bad := 0
+	for _, f := range files {
+		p, err := orchestrator.LoadPlan(f)
+		if err != nil {
+			bad++
+			fmt.Fprintln(c.App.ErrWriter, err)
+			continue
+		}
+		fmt.Fprintf(c.App.Writer, "%s: ok (%s, %d nodes, %d workload hosts, stages %d)\n", f, p.Flavor, len(p.Nodes), len(p.Workload), len(p.Stages))
+	}
+	if bad > 0 {
+		return withExit(exitInvalidPlan, fmt.Errorf("%d of %d plans invalid", bad, len(files)))
+	}
+	return nil
+}
+
+// loadPlan loads a plan; a problem in it exits with code 3.
+func loadPlan(path string) (*orchestrator.Plan, error) {
+	p, err := orchestrator.LoadPlan(path)
+	var pe *orchestrator.PlanError
+	if errors.As(err, &pe) {
+		return nil, withExit(exitInvalidPlan, err)
+	}
+	return p, err
+}

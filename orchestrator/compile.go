@@ -1,0 +1,344 @@
+package orchestrator
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/benchrig/benchrig/remote"
+)
+
+// Options change how a plan is compiled.
+type Options struct {
+	// Only, From and Until select stages (names from StageNames).
+	Only        []string
+	From, Until string
+	// DriverPath is the local benchrig binary uploaded to workload hosts
+	// when the plan names none (default: this executable).
+	DriverPath string
+}
+
+// Compile turns a validated plan into its ordered stages. It connects
+// nowhere and reads no secret: the same stages are printed by --dry-run
+// and executed by run.
+func Compile(p *Plan, opt Options) ([]Stage, error) {
+	names, err := selectStages(p.Stages, opt)
+	if err != nil {
+		return nil, err
+	}
+	var f flavor
+	switch p.Flavor {
+	case Cockroach:
+		f = cockroachFlavor{p}
+	case Postgres:
+		f = postgresFlavor{p}
+	default:
+		return nil, fmt.Errorf("flavor %q: not compiled", p.Flavor)
+	}
+	c := &compiler{p: p, f: f, opt: opt}
+	var stages []Stage
+	for _, name := range names {
+		st := Stage{Name: name}
+		switch name {
+		case "install":
+			c.install(&st)
+		case "start":
+			f.start(&st)
+		case "init":
+			f.init(&st)
+		case "configure":
+			f.configure(&st)
+		case "import":
+			c.importData(&st)
+		case "partition":
+			f.partition(&st, c)
+		case "swap":
+			st.Serial = true
+			f.swap(&st)
+		case "allocate":
+			c.tpccRun(&st, "allocate", p.TPCC.AllocateRamp, Duration(time.Millisecond), false)
+		case "run":
+			c.tpccRun(&st, "run", p.TPCC.Ramp, p.TPCC.Duration, true)
+		case "collect":
+			c.collect(&st)
+		case "merge":
+			c.merge(&st)
+		}
+		stages = append(stages, st)
+	}
+	return stages, nil
+}
+
+// selectStages applies --only/--from/--until to the plan's stage list.
+func selectStages(planned []string, opt Options) ([]string, error) {
+	check := func(flag, s string) error {
+		if !slices.Contains(StageNames, s) {
+			return fmt.Errorf("%s %s: unknown stage (known: %s)", flag, s, strings.Join(StageNames, ", "))
+		}
+		if !slices.Contains(planned, s) {
+			return fmt.Errorf("%s %s: the plan has no such stage (it has: %s)", flag, s, strings.Join(planned, ", "))
+		}
+		return nil
+	}
+	out := planned
+	if len(opt.Only) > 0 {
+		for _, s := range opt.Only {
+			if err := check("--only", s); err != nil {
+				return nil, err
+			}
+		}
+		out = nil
+		for _, s := range planned {
+			if slices.Contains(opt.Only, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	if opt.From != "" {
+		if err := check("--from", opt.From); err != nil {
+			return nil, err
+		}
+		out = out[slices.Index(out, opt.From):]
+	}
+	if opt.Until != "" {
+		if err := check("--until", opt.Until); err != nil {
+			return nil, err
+		}
+		i := slices.Index(out, opt.Until)
+		if i < 0 {
+			return nil, fmt.Errorf("--until %s comes before --from %s", opt.Until, opt.From)
+		}
+		out = out[:i+1]
+	}
+	return out, nil
+}
+
+// flavor holds what differs between databases.
+type flavor interface {
+	installNode(st *Stage, h Host)
+	start(st *Stage)
+	init(st *Stage)
+	configure(st *Stage)
+	partition(st *Stage, c *compiler)
+	swap(st *Stage)
+	// urls are the connection strings a workload host is given.
+	urls() []string
+	// initFlags are extra flags for `benchrig tpcc init` (partitioning).
+	initFlags() []string
+}
+
+type compiler struct {
+	p   *Plan
+	f   flavor
+	opt Options
+}
+
+// install puts the database binary on every node and the driver on every
+// workload host, creating the work directories first.
+func (c *compiler) install(st *Stage) {
+	for _, h := range c.p.Nodes {
+		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
+			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", h.Dir + "/jobs"}}})
+		c.f.installNode(st, h)
+	}
+	for _, h := range c.p.Workload {
+		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
+			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", h.Dir + "/jobs"}}})
+		st.add(installBinary(h, c.driver(), h.Dir+"/benchrig", false)...)
+	}
+}
+
+// driver is the benchrig binary for workload hosts.
+func (c *compiler) driver() Binary {
+	if c.p.Binaries.Driver != nil {
+		return *c.p.Binaries.Driver
+	}
+	d := c.opt.DriverPath
+	if d == "" {
+		d, _ = os.Executable()
+	}
+	return Binary{Path: d}
+}
+
+// installScript downloads a URL on the host, checks its sha256, and
+// installs it atomically; it does nothing when the destination already has
+// the digest. Values arrive as positional parameters, never in the text.
+const installScript = `set -eu
+url=$1 sum=$2 dest=$3 member=$4
+if [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status - 2>/dev/null; then
+  echo "already installed: $dest"; exit 0
+fi
+tmp="$dest.download.$$"
+trap 'rm -f "$tmp" "$tmp.x"' EXIT
+curl -fsSL --retry 3 -o "$tmp" "$url"
+echo "$sum  $tmp" | sha256sum -c --quiet -
+if [ -n "$member" ]; then tar -xzf "$tmp" -O "$member" > "$tmp.x"; mv "$tmp.x" "$tmp"; fi
+chmod 755 "$tmp"
+mv "$tmp" "$dest"`
+
+// installBinary returns the steps that put b at dest on h.
+func installBinary(h Host, b Binary, dest string, sudo bool) []Step {
+	if b.URL != "" {
+		args := []string{"sh", "-c", installScript, "sh", b.URL, b.SHA256, dest, b.Member}
+		if sudo {
+			args = append([]string{"sudo", "-n"}, args...)
+		}
+		what := "download " + path.Base(dest)
+		if b.Member != "" {
+			// The digest is the archive's; the installed file is checked
+			// against it only when it is downloaded again.
+			what += " from archive"
+		}
+		return []Step{{Host: h.Name, Kind: Exec, What: what, Cmd: remote.Cmd{Args: args}}}
+	}
+	return []Step{{Host: h.Name, Kind: Put, What: "upload " + path.Base(dest),
+		Transfer: remote.Transfer{Local: b.Path, Remote: dest, Mode: 0o755, SHA256: b.SHA256}}}
+}
+
+// importData creates the schema from the first workload host, then loads
+// the warehouses: from that host, or split across all workload hosts by
+// warehouse range when tpcc.split_load is set.
+func (c *compiler) importData(st *Stage) {
+	p := c.p
+	first := p.Workload[0]
+	urls := c.f.urls()
+	initArgs := append([]string{"./benchrig", "tpcc", "init", "--warehouses", strconv.Itoa(p.TPCC.Warehouses)}, c.f.initFlags()...)
+	st.add(Step{Host: first.Name, Kind: Exec, What: "create the TPC-C schema",
+		Cmd: remote.Cmd{Dir: first.Dir, Args: append(initArgs, urls[0])}})
+	st.then()
+	loaders := p.Workload[:1]
+	if p.TPCC.SplitLoad {
+		loaders = p.Workload
+	}
+	W := p.TPCC.Warehouses
+	for i, h := range loaders {
+		from, to := i*W/len(loaders)+1, (i+1)*W/len(loaders)
+		if from > to {
+			continue
+		}
+		args := []string{"./benchrig", "tpcc", "load", "--warehouses", strconv.Itoa(W)}
+		if len(loaders) > 1 {
+			args = append(args, "--from", strconv.Itoa(from), "--to", strconv.Itoa(to))
+		}
+		if p.TPCC.LoadConcurrency > 0 {
+			args = append(args, "--concurrency", strconv.Itoa(p.TPCC.LoadConcurrency))
+		}
+		args = append(args, urls[i%len(urls)])
+		st.add(Step{Host: h.Name, Kind: Job, What: fmt.Sprintf("load warehouses %d-%d", from, to),
+			JobName: "import", JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: args}})
+	}
+}
+
+// tpccRun runs `benchrig tpcc run` on every workload host with its
+// partitions. allocate (the 100k recipe's long ramp with a 1ms duration)
+// and run differ in timing and in writing histograms.
+func (c *compiler) tpccRun(st *Stage, what string, ramp, duration Duration, histograms bool) {
+	p := c.p
+	for i, h := range p.Workload {
+		args := []string{"./benchrig", "tpcc", "run"}
+		if p.TPCC.Partitions > 0 {
+			args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
+		}
+		args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses))
+		if p.TPCC.ActiveWarehouses > 0 {
+			args = append(args, "--active-warehouses", strconv.Itoa(p.TPCC.ActiveWarehouses))
+		}
+		if p.TPCC.Partitions > 0 && len(p.Workload) > 1 || len(h.spec.Partitions) > 0 {
+			args = append(args, "--partition-affinity", joinInts(h.Partitions))
+		}
+		args = append(args, "--ramp", ramp.String(), "--duration", duration.String())
+		if p.TPCC.Wait != "" {
+			args = append(args, "--wait="+p.TPCC.Wait)
+		}
+		if p.TPCC.Workers > 0 {
+			args = append(args, "--workers", strconv.Itoa(p.TPCC.Workers))
+		}
+		if p.TPCC.Conns > 0 {
+			args = append(args, "--conns", strconv.Itoa(p.TPCC.Conns))
+		}
+		if histograms {
+			args = append(args, "--histograms", histogramFile(p, i))
+		}
+		args = append(args, p.TPCC.Extra...)
+		urls := c.f.urls()
+		args = append(args, urls...)
+		st.add(Step{Host: h.Name, Kind: Job, What: what + " TPC-C", Positional: len(urls),
+			JobName: what, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
+			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
+	}
+}
+
+// histogramFile is workload host i's histogram file name.
+func histogramFile(p *Plan, i int) string {
+	return strings.ReplaceAll(p.TPCC.Histograms, "{n}", strconv.Itoa(i+1))
+}
+
+// withUlimit raises the open-files limit before running args, as the
+// recipes' `ulimit -n N && ./workload ...`; the limit and the command are
+// positional parameters of a constant script.
+func withUlimit(n int, args []string) []string {
+	if n == 0 {
+		return args
+	}
+	return append([]string{"sh", "-c", ulimitScript, "sh", strconv.Itoa(n)}, args...)
+}
+
+const ulimitScript = `ulimit -n "$1" && shift && exec "$@"`
+
+// collect downloads each workload host's histogram file into the run
+// directory's results/ folder.
+func (c *compiler) collect(st *Stage) {
+	for i, h := range c.p.Workload {
+		f := histogramFile(c.p, i)
+		st.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
+			Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
+	}
+}
+
+// merge combines the collected histograms on this machine, as the
+// recipe's `workload debug tpcc-merge-results`.
+func (c *compiler) merge(st *Stage) {
+	args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(c.activeWarehouses())}
+	for i, h := range c.p.Workload {
+		args = append(args, "results/"+h.Name+"/"+histogramFile(c.p, i))
+	}
+	st.add(Step{Host: LocalHost, Kind: Local, What: "merge histograms",
+		Cmd: remote.Cmd{Args: args}})
+}
+
+func (c *compiler) activeWarehouses() int {
+	if c.p.TPCC.ActiveWarehouses > 0 {
+		return c.p.TPCC.ActiveWarehouses
+	}
+	return c.p.TPCC.Warehouses
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// sqlLiteral quotes s as an SQL string literal: the only way a plan value
+// enters SQL text.
+func sqlLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// sqlValue writes a setting value as the recipes do: numbers bare, the
+// rest as string literals.
+func sqlValue(v string) string {
+	if _, err := strconv.ParseFloat(v, 64); err == nil && !strings.ContainsAny(v, "xXeEnN") {
+		return v
+	}
+	if v == "true" || v == "false" {
+		return v
+	}
+	return sqlLiteral(v)
+}
