@@ -31,4 +31,6 @@ func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 // for: a bug in the caller's plan handling, not a network problem.
 type UnknownHostError struct{ Host string }
 
-func (e *UnknownHostError) Error() string { return fmt.Sprintf("host %s: not one of the executor's targets", e.Host) }
+func (e *UnknownHostError) Error() string {
+	return fmt.Sprintf("host %s: not one of the executor's targets", e.Host)
+}

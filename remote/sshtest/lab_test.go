@@ -37,4 +37,3 @@ func TestLabOpenSSH(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-

@@ -1,0 +1,255 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Runner is what detached jobs need from an executor: SSH, Local and the
+// Recorder (so dry-run shows the job scripts) all satisfy it.
+type Runner interface {
+	Run(ctx context.Context, host string, c Cmd) (Result, error)
+}
+
+// Job is a command running detached on a host: started in its own
+// session (setsid) with stdin, stdout and stderr redirected, so it
+// survives the orchestrator's disconnect (a 6-hour import, a 30-minute
+// run). It leaves three files in Dir: Name.pid, Name.log (stdout and
+// stderr) and Name.exit (its exit status, written when it ends). A Job is
+// a plain value: re-attach after a restart by building the same Job{Host,
+// Dir, Name} again.
+type Job struct {
+	Host string
+	Dir  string // remote directory for the pid, log and exit files
+	Name string // file name stem; letters, digits, '.', '_', '-'
+}
+
+// JobState is what Status found.
+type JobState string
+
+const (
+	JobNone    JobState = "none"    // never started (no pid file)
+	JobRunning JobState = "running" // the process is alive
+	JobExited  JobState = "exited"  // it ended and recorded its status
+	JobLost    JobState = "lost"    // it is gone without a status (killed -9, host rebooted)
+)
+
+// JobStatus is a job's state, pid and, once exited, exit code.
+type JobStatus struct {
+	State    JobState
+	Pid      int
+	ExitCode int
+}
+
+var jobName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+func (j Job) check() error {
+	if !jobName.MatchString(j.Name) || j.Name == "." || j.Name == ".." {
+		return fmt.Errorf("job name %q: use letters, digits, '.', '_', '-'", j.Name)
+	}
+	if j.Dir == "" {
+		return fmt.Errorf("job %s: no directory", j.Name)
+	}
+	return nil
+}
+
+// Log is the path of the job's output file on the host.
+func (j Job) Log() string { return path.Join(j.Dir, j.Name+".log") }
+
+// marker is put in the job's environment so Status can tell the job's pid
+// from a recycled one.
+func (j Job) marker() string { return path.Join(j.Dir, j.Name) }
+
+// The job scripts are constants; values reach them only as positional
+// parameters ($1 dir, $2 name, ...), never spliced into shell text.
+const jobVars = `dir=$1 name=$2
+pidf=$dir/$name.pid exitf=$dir/$name.exit logf=$dir/$name.log
+alive() {
+	kill -0 "$1" 2>/dev/null || return 1
+	# A recycled pid belongs to a process without our marker.
+	if [ -r "/proc/$1/environ" ]; then
+		tr '\0' '\n' <"/proc/$1/environ" | grep -qxF "BENCHRIG_JOB=$dir/$name" || return 1
+	fi
+	return 0
+}
+`
+
+// startJob refuses to start a second copy, then runs the command line $3
+// under a wrapper shell in a new session. The wrapper traps TERM (a
+// handler, not an ignore, so the command itself still dies of it) to
+// outlive a group-wide kill long enough to record the status.
+const startJob = jobVars + `mkdir -p -- "$dir"
+if [ -f "$pidf" ] && [ ! -f "$exitf" ] && alive "$(cat "$pidf")"; then
+	echo "job $name already running as pid $(cat "$pidf")" >&2
+	exit 17
+fi
+rm -f -- "$exitf" "$pidf"
+# The wrapper records its own pid: setsid forks when it happens to lead a
+# process group, so $! would not be the job's.
+BENCHRIG_JOB=$dir/$name setsid sh -c 'trap : TERM INT HUP
+echo $$ >"$4.tmp" && mv -f -- "$4.tmp" "$4"
+sh -c "$1" </dev/null >>"$2" 2>&1
+st=$?
+echo "$st" >"$3.tmp" && mv -f -- "$3.tmp" "$3"' sh "$3" "$logf" "$exitf" "$pidf" </dev/null >/dev/null 2>&1 &
+i=0
+while [ ! -f "$pidf" ]; do
+	if [ "$i" -ge 100 ]; then
+		echo "job $name did not start within 10s" >&2
+		exit 1
+	fi
+	sleep 0.1
+	i=$((i+1))
+done
+cat "$pidf"`
+
+const statusJob = jobVars + `if [ ! -f "$pidf" ]; then echo none; exit 0; fi
+pid=$(cat "$pidf")
+if [ -f "$exitf" ]; then echo "exited $pid $(cat "$exitf")"; exit 0; fi
+if alive "$pid"; then echo "running $pid"; else echo "lost $pid"; fi`
+
+// stopJob sends TERM to the job's process group (dash's kill takes no
+// "--", and a negative pid after the signal is a group), waits up to $3 tenths of
+// a second, then sends KILL.
+const stopJob = jobVars + `[ -f "$pidf" ] || exit 0
+pid=$(cat "$pidf")
+alive "$pid" || exit 0
+kill -TERM "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || exit 0
+i=0
+while kill -0 "-$pid" 2>/dev/null; do
+	if [ "$i" -ge "$3" ]; then
+		kill -KILL "-$pid" 2>/dev/null
+		break
+	fi
+	sleep 0.1
+	i=$((i+1))
+done`
+
+// followJob prints the log from line $3 on and keeps printing until the
+// job's process ends (GNU tail --pid).
+const followJob = jobVars + `pid=$(cat "$pidf" 2>/dev/null) || { echo "job $name was not started" >&2; exit 1; }
+exec tail -n "+$3" --pid="$pid" -f -- "$logf"`
+
+// StartJob starts c detached on host as job name, with its files in dir,
+// and returns once it runs. It fails (an ExitError with code 17) if the
+// job is already running. c.Stdin is not supported: the job reads
+// /dev/null, and a secret must not sit in a file on the host.
+func StartJob(ctx context.Context, r Runner, host, dir, name string, c Cmd) (Job, error) {
+	j := Job{Host: host, Dir: dir, Name: name}
+	if err := j.check(); err != nil {
+		return j, fmt.Errorf("host %s: %w", host, err)
+	}
+	if c.Stdin != "" {
+		return j, fmt.Errorf("host %s: job %s: detached jobs take no stdin", host, name)
+	}
+	_, err := r.Run(ctx, host, Cmd{Args: []string{"sh", "-c", startJob, "sh", j.Dir, j.Name, ShellJoin(c)}, Timeout: c.Timeout})
+	if err != nil {
+		return j, fmt.Errorf("host %s: start job %s: %w", host, name, err)
+	}
+	return j, nil
+}
+
+// Status reports whether the job runs, exited (with its code) or was lost.
+func (j Job) Status(ctx context.Context, r Runner) (JobStatus, error) {
+	if err := j.check(); err != nil {
+		return JobStatus{}, err
+	}
+	res, err := r.Run(ctx, j.Host, Cmd{Args: []string{"sh", "-c", statusJob, "sh", j.Dir, j.Name}})
+	if err != nil {
+		return JobStatus{}, fmt.Errorf("host %s: status of job %s: %w", j.Host, j.Name, err)
+	}
+	return parseJobStatus(string(res.Stdout))
+}
+
+func parseJobStatus(out string) (JobStatus, error) {
+	f := strings.Fields(out)
+	if len(f) == 0 {
+		// The Recorder (dry-run) returns no output: report "none".
+		return JobStatus{State: JobNone}, nil
+	}
+	st := JobStatus{State: JobState(f[0])}
+	var err error
+	switch {
+	case st.State == JobNone && len(f) == 1:
+		return st, nil
+	case (st.State == JobRunning || st.State == JobLost) && len(f) == 2:
+		st.Pid, err = strconv.Atoi(f[1])
+	case st.State == JobExited && len(f) == 3:
+		if st.Pid, err = strconv.Atoi(f[1]); err == nil {
+			st.ExitCode, err = strconv.Atoi(f[2])
+		}
+	default:
+		err = errors.New("unexpected")
+	}
+	if err != nil {
+		return JobStatus{}, fmt.Errorf("job status %q: %w", strings.TrimSpace(out), err)
+	}
+	return st, nil
+}
+
+// Wait polls the job every poll until it is no longer running and returns
+// its final status; ctx bounds the wait (the job keeps running).
+func (j Job) Wait(ctx context.Context, r Runner, poll time.Duration) (JobStatus, error) {
+	if poll <= 0 {
+		poll = time.Second
+	}
+	for {
+		st, err := j.Status(ctx, r)
+		if err != nil || st.State != JobRunning {
+			return st, err
+		}
+		select {
+		case <-ctx.Done():
+			return st, fmt.Errorf("host %s: wait for job %s: %w", j.Host, j.Name, ctx.Err())
+		case <-time.After(poll):
+		}
+	}
+}
+
+// Tail returns the last n lines of the job's log.
+func (j Job) Tail(ctx context.Context, r Runner, n int) (string, error) {
+	if err := j.check(); err != nil {
+		return "", err
+	}
+	res, err := r.Run(ctx, j.Host, Cmd{Args: []string{"tail", "-n", strconv.Itoa(n), "--", j.Log()}})
+	if err != nil {
+		return "", fmt.Errorf("host %s: tail job %s: %w", j.Host, j.Name, err)
+	}
+	return string(res.Stdout), nil
+}
+
+// Follow streams the job's log from line `from` (1 = the start) to the
+// executor's live output until the job ends or ctx is cancelled: this is
+// how a re-attached orchestrator watches a long run.
+func (j Job) Follow(ctx context.Context, r Runner, from int) error {
+	if err := j.check(); err != nil {
+		return err
+	}
+	if from < 1 {
+		from = 1
+	}
+	_, err := r.Run(ctx, j.Host, Cmd{Args: []string{"sh", "-c", followJob, "sh", j.Dir, j.Name, strconv.Itoa(from)}})
+	if err != nil {
+		return fmt.Errorf("host %s: follow job %s: %w", j.Host, j.Name, err)
+	}
+	return nil
+}
+
+// Stop sends SIGTERM to the job's process group, and SIGKILL if it is
+// still there after grace. Stopping a job that is not running is a no-op.
+func (j Job) Stop(ctx context.Context, r Runner, grace time.Duration) error {
+	if err := j.check(); err != nil {
+		return err
+	}
+	tenths := int(grace / (100 * time.Millisecond))
+	_, err := r.Run(ctx, j.Host, Cmd{Args: []string{"sh", "-c", stopJob, "sh", j.Dir, j.Name, strconv.Itoa(tenths)}})
+	if err != nil {
+		return fmt.Errorf("host %s: stop job %s: %w", j.Host, j.Name, err)
+	}
+	return nil
+}
