@@ -14,15 +14,14 @@ import (
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
-
 // loadOneWarehouse starts a real PostgreSQL, creates the schema and loads one
 // warehouse with the DATA side's loader.
-func loadOneWarehouse(t *testing.T) string {
+func loadOneWarehouse(t testing.TB, opts ...pgtest.Option) (string, *pgtest.Server) {
 	t.Helper()
 	if err := pgtest.Available(); err != nil {
 		t.Skipf("no PostgreSQL: %v", err)
 	}
-	srv := pgtest.Start(t, pgtest.NoSync())
+	srv := pgtest.Start(t, opts...)
 	url := srv.NewDatabase(t)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
@@ -36,7 +35,13 @@ func loadOneWarehouse(t *testing.T) string {
 	if _, err := Load(ctx, URLConnector([]string{url}), LoadOptions{Concurrency: 2, Dialect: Postgres}); err != nil {
 		t.Fatalf("load: %v", err)
 	}
-	return url
+	return url, srv
+}
+
+// benchDatabase is a loaded warehouse on a durable server: benchmarks keep
+// fsync, since commit costs are part of what the database spends.
+func benchDatabase(b *testing.B) (string, *pgtest.Server) {
+	return loadOneWarehouse(b)
 }
 
 func checkConsistent(t *testing.T, url string) {
@@ -60,7 +65,7 @@ func TestRunAgainstPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a warehouse into a real PostgreSQL")
 	}
-	url := loadOneWarehouse(t)
+	url, _ := loadOneWarehouse(t, pgtest.NoSync())
 	for _, tc := range []struct {
 		name string
 		cfg  RunConfig

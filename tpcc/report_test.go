@@ -1,0 +1,111 @@
+package tpcc
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/tpcc/histogram"
+)
+
+// golden and -update come from schema_test.go (shared within the package).
+
+// fixedResult is a 1,000-warehouse, 30-minute result whose New-Order count
+// gives the 1k recipe's published 12,474.4 tpmC and 97.0% efficiency.
+func fixedResult(t *testing.T) *RunResult {
+	t.Helper()
+	el := 30 * time.Minute
+	res := &RunResult{Elapsed: el, Result: &histogram.Result{Warehouses: 1000, Elapsed: el, Cumulative: map[string]*hdrHistogram{}}}
+	counts := [numTxnTypes]int64{374232, 374000, 37400, 37410, 37390}
+	lat := [numTxnTypes]time.Duration{24 * time.Millisecond, 12 * time.Millisecond, 5 * time.Millisecond, 60 * time.Millisecond, 30 * time.Millisecond}
+	for ty := range numTxnTypes {
+		h := histogram.NewHistogram()
+		for i := int64(0); i < 10; i++ { // a spread: 1× .. 10× the base latency
+			if err := h.RecordValues(int64(lat[ty])*(i+1), counts[ty]/10); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := h.RecordValues(int64(lat[ty]), counts[ty]%10); err != nil {
+			t.Fatal(err)
+		}
+		res.Result.Cumulative[ty.String()] = h
+		res.Counts[ty] = counts[ty]
+		res.Retries[ty] = int64(ty) * 3
+	}
+	res.Errors[PaymentTxn] = 2
+	res.TpmC = float64(res.Counts[NewOrderTxn]) / el.Minutes()
+	res.Efficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * 1000)
+	return res
+}
+
+func TestFinalReportGolden(t *testing.T) {
+	res := fixedResult(t)
+	c := newCounters(1000)
+	c.noRollbacks.Store(3750)
+	c.noLines.Store(3742320)
+	for n := 5; n <= 15; n++ {
+		c.noOLCnt[n].Store(374232 / 11)
+	}
+	c.noRemoteLines.Store(37400)
+	for w := 1; w <= 1000; w++ {
+		c.remoteLineW.set(w)
+		if w != 17 { // one warehouse never paid remotely: 9.2.2.5.4 fails
+			c.remotePayW.set(w)
+		}
+	}
+	c.payRemote.Store(56100)
+	c.payByName.Store(224400)
+	c.osByName.Store(22440)
+	c.delSkipped.Store(3)
+	res.Audit = audit(c, res, 1000, 1)
+	got := formatFinal(res)
+	golden(t, "final_report", got)
+	if !bytes.Contains([]byte(got), []byte(" 12474.4  97.0%")) {
+		t.Errorf("tpmC line does not read 12474.4 at 97.0%%:\n%s", got)
+	}
+}
+
+func TestProgressGolden(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rec := histogram.NewRecorder(t0, histogram.TPCCNames()...)
+	no := rec.Op(histogram.NewOrder, t0)
+	pay := rec.Op(histogram.Payment, t0)
+	var out bytes.Buffer
+	r := newReporter(&out)
+	for s := 1; s <= 5; s++ {
+		for i := range 10 * s {
+			no.Record(time.Duration(i+1) * time.Millisecond)
+			pay.Record(time.Duration(i+1) * 500 * time.Microsecond)
+		}
+		now := t0.Add(time.Duration(s) * time.Second)
+		r.progress(now.Sub(t0), int64(s-1), rec.Tick(now), now.Sub(t0))
+	}
+	golden(t, "progress", out.String())
+}
+
+func TestAuditSkipsAndFails(t *testing.T) {
+	res := fixedResult(t)
+	// Too few transactions: every ratio check is skipped, never failed.
+	small := *res
+	small.Counts = [numTxnTypes]int64{100, 100, 10, 10, 10}
+	for _, a := range audit(newCounters(1000), &small, 1000, 1) {
+		if a.ID[0] == '9' && a.Status != AuditSkip {
+			t.Errorf("%s with 100 new orders: %s, want SKIP", a.ID, a.Status)
+		}
+	}
+	// A 2% rollback rate fails 9.2.2.5.1.
+	c := newCounters(1000)
+	c.noRollbacks.Store(2 * res.Counts[NewOrderTxn] / 100)
+	found := false
+	for _, a := range audit(c, res, 1000, 1) {
+		if a.ID == "9.2.2.5.1" {
+			found = true
+			if a.Status != AuditFail {
+				t.Errorf("2%% rollbacks: %s", a)
+			}
+		}
+	}
+	if !found {
+		t.Error("no 9.2.2.5.1 check")
+	}
+}

@@ -1,0 +1,100 @@
+package tpcc
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestSchedulerReleasesInDueOrder(t *testing.T) {
+	epoch := time.Unix(1000, 0)
+	dues := []int64{50, 10, 40, 30, 20, 60}
+	terms := make([]terminal, len(dues))
+	for i, d := range dues {
+		terms[i].due = d * int64(time.Millisecond)
+		terms[i].url = uint16(i % 2)
+	}
+	s := newScheduler(epoch, terms, 2)
+	// Nothing is due before the first due time.
+	if wait := s.release(epoch.Add(5 * time.Millisecond)); wait != 5*time.Millisecond {
+		t.Fatalf("wait = %v, want 5ms until the first terminal", wait)
+	}
+	if wait := s.release(epoch.Add(45 * time.Millisecond)); wait != 5*time.Millisecond {
+		t.Fatalf("after 45ms: wait = %v, want 5ms", wait)
+	}
+	// Pool 0 serves terminals 0, 2, 4 (dues 50, 40, 20); due by 45ms: 4 then 2.
+	var got0, got1 []int32
+	for range 2 {
+		i, _ := s.take(0)
+		got0 = append(got0, i)
+	}
+	for range 2 {
+		i, _ := s.take(1)
+		got1 = append(got1, i)
+	}
+	if !slices.Equal(got0, []int32{4, 2}) || !slices.Equal(got1, []int32{1, 3}) {
+		t.Fatalf("released %v / %v, want [4 2] / [1 3] (due order per pool)", got0, got1)
+	}
+	// A terminal put back with an earlier due time wakes the dispatcher.
+	terms[4].due = 1
+	s.put(4)
+	select {
+	case <-s.wake:
+	default:
+		t.Error("put of the new earliest terminal did not wake the dispatcher")
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { s.run(stop); close(done) }()
+	if i, ok := s.take(0); !ok || i != 4 {
+		t.Fatalf("take = %d, %v; want terminal 4 released by the running dispatcher", i, ok)
+	}
+	close(stop)
+	<-done
+	if _, ok := s.take(1); ok {
+		t.Error("take after stop handed out a terminal; executors must return")
+	}
+}
+
+func TestPlanTerminals(t *testing.T) {
+	parts, err := NewPartitions(20, 10, 3) // active: 1-3, 7-9, 14-17
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		affinity   []int
+		urls       int
+		warehouses []int32
+		urlOf      map[int32]uint16 // warehouse -> pool
+	}{
+		{"all partitions, one URL", nil, 1, []int32{1, 2, 3, 7, 8, 9, 14, 15, 16, 17}, map[int32]uint16{1: 0, 17: 0}},
+		{"one affinity, URLs spread by w_id", []int{1}, 2, []int32{7, 8, 9}, map[int32]uint16{7: 1, 8: 0, 9: 1}},
+		{"two affinities, URL j serves affinity[j%2]", []int{0, 2}, 4, []int32{1, 2, 3, 14, 15, 16, 17}, map[int32]uint16{1: 2, 2: 0, 14: 1, 15: 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, err := planTerminals(parts, tc.affinity, tc.urls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ws []int32
+			for i, h := range pl.homes {
+				if h.dID != int32(i%10)+1 {
+					t.Fatalf("terminal %d of warehouse %d has district %d", i%10, h.wID, h.dID)
+				}
+				if i%10 == 0 {
+					ws = append(ws, h.wID)
+				}
+				if u, ok := tc.urlOf[h.wID]; ok && pl.pool[i] != u {
+					t.Errorf("warehouse %d on URL %d, want %d", h.wID, pl.pool[i], u)
+				}
+			}
+			if !slices.Equal(ws, tc.warehouses) {
+				t.Errorf("warehouses %v, want %v", ws, tc.warehouses)
+			}
+		})
+	}
+	if _, err := planTerminals(parts, []int{3}, 1); err == nil {
+		t.Error("affinity outside the partitions accepted")
+	}
+}
