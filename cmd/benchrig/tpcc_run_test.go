@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/tpcc/histogram"
+)
+
+func TestParseWait(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"true", 1, true}, {"false", 0, true}, {"0.01", 0.01, true}, {"1", 1, true},
+		{"-1", 0, false}, {"soon", 0, false},
+	} {
+		got, err := parseWait(tc.in)
+		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
+			t.Errorf("parseWait(%q) = %v, %v; want %v ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// writeHist writes a histogram file of one host: n New-Orders per 1s
+// tick over ticks ticks.
+func writeHist(t *testing.T, dir, name string, n int64, ticks int, lat time.Duration) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := histogram.NewEncoder(&buf)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for k := 1; k <= ticks; k++ {
+		for _, op := range histogram.TPCCNames() {
+			h := histogram.NewHistogram()
+			if op == histogram.NewOrder {
+				_ = h.RecordValues(lat.Nanoseconds(), n)
+			}
+			if err := enc.Encode(histogram.Tick{Name: op, Hist: histogram.Export(h), Elapsed: time.Second, Now: t0.Add(time.Duration(k) * time.Second)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestTpccMergeCommand(t *testing.T) {
+	dir := t.TempDir()
+	// Two hosts, 60 s each, 1 New-Order/s each: 120 tpmC over 10
+	// warehouses is 95.2% of 12.605 × 10.
+	a := writeHist(t, dir, "w1.ndjson", 1, 60, 20*time.Millisecond)
+	b := writeHist(t, dir, "w2.ndjson", 1, 60, 20*time.Millisecond)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"benchrig", "tpcc", "merge", "--warehouses", "10", "--check", a, b}, &out, &errOut)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if want := "Duration: 1m0s, Warehouses: 10, Efficiency: 95.2, tpmC: 120.00\n"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("output\n%s\nwant prefix %q", out.String(), want)
+	}
+	// The same files against 20 warehouses fail the 85% efficiency check.
+	out.Reset()
+	code = run(context.Background(), []string{"benchrig", "tpcc", "merge", "--warehouses", "20", "--check", a, b}, &out, &errOut)
+	if code != exitCheck {
+		t.Errorf("low efficiency: exit %d, want %d", code, exitCheck)
+	}
+	code = run(context.Background(), []string{"benchrig", "tpcc", "merge", "--warehouses", "10", filepath.Join(dir, "missing")}, &out, &errOut)
+	if code == exitOK {
+		t.Error("missing file: exit 0")
+	}
+	code = run(context.Background(), []string{"benchrig", "tpcc", "run", "--wait", "soon", "postgres://127.0.0.1:1/x"}, &out, &errOut)
+	if code != exitUsage {
+		t.Errorf("bad --wait: exit %d, want %d", code, exitUsage)
+	}
+}
