@@ -200,10 +200,16 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 				loaded, err = loadUnit(gctx, conn, o.Dialect, w, warehouseJobs(meta.Seed, w, meta.Load.CLast, now), &rows)
 			}
 			if err != nil {
+				what := fmt.Sprintf("warehouse %d", w)
 				if w == 0 {
-					return fmt.Errorf("load item: %w", err)
+					what = "item"
 				}
-				return fmt.Errorf("load warehouse %d: %w", w, err)
+				// pgx reports a cancelled COPY as a closed connection;
+				// keep the cancellation visible to errors.Is.
+				if cerr := ctx.Err(); cerr != nil {
+					return fmt.Errorf("load %s: %w: %w", what, cerr, err)
+				}
+				return fmt.Errorf("load %s: %w", what, err)
 			}
 			results[i] = loaded
 			if w != 0 {

@@ -49,7 +49,6 @@ func firstDiff(want, got string) string {
 	return ""
 }
 
-
 func TestSchemaGolden(t *testing.T) {
 	p1, _ := NewPartitions(10, 10, 1)
 	p3, _ := NewPartitions(20, 20, 3)

@@ -1,0 +1,270 @@
+package tpcc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/benchrig/benchrig/tpcc/pgtest"
+	"github.com/jackc/pgx/v5"
+)
+
+// initDB creates a fresh database on s with the schema for w warehouses.
+func initDB(t testing.TB, s *pgtest.Server, w, parts int, seed uint64) (string, *pgx.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	url := s.NewDatabase(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	if err := Init(ctx, conn, InitOptions{Warehouses: w, Seed: seed, Partitions: parts}); err != nil {
+		t.Fatal(err)
+	}
+	return url, conn
+}
+
+func count(t testing.TB, conn *pgx.Conn, q string) int64 {
+	t.Helper()
+	var n int64
+	if err := conn.QueryRow(context.Background(), q).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// wantCounts checks every table's cardinality against clause 4.3.3.1 for
+// w loaded warehouses, and order_line against sum(o_ol_cnt).
+func wantCounts(t testing.TB, conn *pgx.Conn, w int64) {
+	t.Helper()
+	for _, tc := range []struct {
+		table string
+		n     int64
+	}{
+		{"item", 100000}, {"warehouse", w}, {"district", 10 * w}, {"customer", 30000 * w},
+		{"history", 30000 * w}, {`"order"`, 30000 * w}, {"new_order", 9000 * w}, {"stock", 100000 * w},
+	} {
+		if got := count(t, conn, "SELECT count(*) FROM "+tc.table); got != tc.n {
+			t.Errorf("%s: %d rows, want %d", tc.table, got, tc.n)
+		}
+	}
+	ol := count(t, conn, "SELECT count(*) FROM order_line")
+	sum := count(t, conn, `SELECT sum(o_ol_cnt) FROM "order"`)
+	if ol != sum || ol < 5*30000*w || ol > 15*30000*w {
+		t.Errorf("order_line: %d rows, sum(o_ol_cnt) = %d", ol, sum)
+	}
+	// The mean O_OL_CNT is 10: 300,000 per warehouse within 1%.
+	if ol < 297000*w || ol > 303000*w {
+		t.Errorf("order_line: %d rows, want about %d", ol, 300000*w)
+	}
+}
+
+func checkAll(t testing.TB, conn *pgx.Conn) string {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := Check(context.Background(), conn, CheckOptions{Expensive: true, Out: &out})
+	if err != nil {
+		t.Fatalf("check after load: %v\n%s", err, out.String())
+	}
+	if len(res) != 12 {
+		t.Fatalf("%d conditions checked, want 12", len(res))
+	}
+	for _, r := range res {
+		if r.Verdict != Pass {
+			t.Errorf("%s", r)
+		}
+	}
+	return out.String()
+}
+
+func TestLoadAndCheck(t *testing.T) {
+	s := pgtest.Start(t, pgtest.NoSync())
+	ctx := context.Background()
+	url, conn := initDB(t, s, 2, 1, 42)
+	var progress bytes.Buffer
+	st, err := Load(ctx, URLConnector([]string{url}), LoadOptions{Concurrency: 2, Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Loaded != 2 || !st.Items || st.Skipped != 0 {
+		t.Errorf("stats %+v, want 2 warehouses and items loaded", st)
+	}
+	if got := count(t, conn, "SELECT count(*) FROM benchrig_loaded"); got != 3 {
+		t.Errorf("%d markers, want 3 (items + 2 warehouses)", got)
+	}
+	wantCounts(t, conn, 2)
+	out := checkAll(t, conn)
+	for n := 1; n <= 12; n++ {
+		if !strings.Contains(out, "check "+itoa(n)+" ") {
+			t.Errorf("condition %d not reported by name:\n%s", n, out)
+		}
+	}
+	if !strings.Contains(progress.String(), "2/2 warehouses") || !strings.Contains(progress.String(), "rows/s") {
+		t.Errorf("progress output %q lacks warehouses done/total and rows/s", progress.String())
+	}
+	// C-Load is stored and is the one the rows were drawn with.
+	c, err := ReadConstants(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c != MetaForSeed(42, 2, 1).Load {
+		t.Errorf("stored constants %v, want those of seed 42", c)
+	}
+	// A second load is a no-op.
+	st, err = Load(ctx, URLConnector([]string{url}), LoadOptions{Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Loaded != 0 || st.Items || st.Skipped != 2 || st.Rows != 0 {
+		t.Errorf("reload stats %+v, want nothing loaded, 2 skipped", st)
+	}
+	wantCounts(t, conn, 2)
+}
+
+func itoa(n int) string { return string(appendInt(nil, n)) }
+
+// TestLoadInterruptedResumed cancels a load as soon as the first
+// warehouse commits, while the other is mid-COPY, then resumes it: whole
+// warehouses or nothing, and the resumed load fills exactly the rest.
+func TestLoadInterruptedResumed(t *testing.T) {
+	s := pgtest.Start(t, pgtest.NoSync())
+	url, conn := initDB(t, s, 2, 1, 5)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	st, err := Load(ctx, URLConnector([]string{url}), LoadOptions{Concurrency: 2,
+		afterCommit: func(w int) {
+			if w != 0 {
+				once.Do(cancel)
+			}
+		}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted load: err = %v, want context.Canceled", err)
+	}
+	if st.Loaded != 1 {
+		t.Fatalf("interrupted load committed %d warehouses, want 1 (the test must interrupt mid-load)", st.Loaded)
+	}
+	loaded := count(t, conn, "SELECT count(*) FROM benchrig_loaded WHERE w_id > 0")
+	if loaded != int64(st.Loaded) {
+		t.Errorf("%d markers, stats say %d", loaded, st.Loaded)
+	}
+	// Exactly the marked warehouses have rows.
+	if got := count(t, conn, "SELECT count(DISTINCT s_w_id) FROM stock"); got != loaded {
+		t.Errorf("stock has rows of %d warehouses, %d are marked loaded", got, loaded)
+	}
+	if got := count(t, conn, "SELECT count(*) FROM customer"); got != 30000*loaded {
+		t.Errorf("customer: %d rows after interruption, want %d", got, 30000*loaded)
+	}
+	st2, err := Load(context.Background(), URLConnector([]string{url}), LoadOptions{Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st2.Loaded != 1 || st2.Skipped != 1 || st2.Items {
+		t.Errorf("resumed load %+v, want the one missing warehouse (items were committed)", st2)
+	}
+	wantCounts(t, conn, 2)
+	checkAll(t, conn)
+}
+
+// TestLoadParallelRanges: two loaders on one database with disjoint
+// --from/--to (as two workload hosts would), plus an overlapping third,
+// all at once; the result is one complete population.
+func TestLoadParallelRanges(t *testing.T) {
+	s := pgtest.Start(t, pgtest.NoSync())
+	url, conn := initDB(t, s, 2, 2, 9) // PostgreSQL partitioned by warehouse
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	stats := make([]LoadStats, 3)
+	errs := make([]error, 3)
+	for i, r := range [][2]int{{1, 1}, {2, 2}, {1, 2}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stats[i], errs[i] = Load(ctx, URLConnector([]string{url}), LoadOptions{From: r[0], To: r[1], Concurrency: 2})
+		}()
+	}
+	wg.Wait()
+	total := 0
+	items := 0
+	for i := range errs {
+		if errs[i] != nil {
+			t.Fatalf("loader %d: %v", i, errs[i])
+		}
+		total += stats[i].Loaded
+		if stats[i].Items {
+			items++
+		}
+	}
+	if total != 2 || items != 1 {
+		t.Errorf("loaders loaded %d warehouses and items %d times, want 2 and 1: %+v", total, items, stats)
+	}
+	wantCounts(t, conn, 2)
+	checkAll(t, conn)
+	// Rows went to the warehouse's partition.
+	if got := count(t, conn, "SELECT count(*) FROM stock_p1 WHERE s_w_id = 2"); got != 100000 {
+		t.Errorf("stock_p1 holds %d rows of warehouse 2, want 100000", got)
+	}
+}
+
+// TestLoadDeterministic: two databases loaded with the same seed and
+// timestamp hold identical rows.
+func TestLoadDeterministic(t *testing.T) {
+	s := pgtest.Start(t, pgtest.NoSync())
+	ctx := context.Background()
+	digest := func(seed uint64) string {
+		url, conn := initDB(t, s, 1, 1, seed)
+		if _, err := Load(ctx, URLConnector([]string{url}), LoadOptions{Now: testNow, Concurrency: 2}); err != nil {
+			t.Fatal(err)
+		}
+		var parts []string
+		for _, tb := range TableNames() {
+			var h string
+			// An order-independent digest of every row's text.
+			q := "SELECT count(*) || ':' || coalesce(sum(hashtext(t::text)::bigint), 0) FROM " + tb + " t"
+			if err := conn.QueryRow(ctx, q).Scan(&h); err != nil {
+				t.Fatal(err)
+			}
+			parts = append(parts, h)
+		}
+		return strings.Join(parts, ",")
+	}
+	a, b, c := digest(3), digest(3), digest(4)
+	if a != b {
+		t.Errorf("two loads of seed 3 differ: %s vs %s", a, b)
+	}
+	if a == c {
+		t.Error("seeds 3 and 4 loaded identical data")
+	}
+}
+
+func TestLoadValidation(t *testing.T) {
+	s := pgtest.Start(t, pgtest.NoSync())
+	ctx := context.Background()
+	url := s.NewDatabase(t)
+	if _, err := Load(ctx, URLConnector([]string{url}), LoadOptions{}); !errors.Is(err, ErrNoMeta) {
+		t.Errorf("load before init: %v, want ErrNoMeta", err)
+	}
+	url, conn := initDB(t, s, 2, 1, 1)
+	seed := uint64(2)
+	for _, o := range []LoadOptions{
+		{Warehouses: 3}, {From: 2, To: 3}, {From: 2, To: 1}, {Seed: &seed},
+	} {
+		if _, err := Load(ctx, URLConnector([]string{url}), o); err == nil {
+			t.Errorf("Load(%+v) on a 2-warehouse seed-1 database succeeded", o)
+		}
+	}
+	// Init is idempotent with equal flags, refuses different ones.
+	if err := Init(ctx, conn, InitOptions{Warehouses: 2, Seed: 1}); err != nil {
+		t.Errorf("re-init: %v", err)
+	}
+	if err := Init(ctx, conn, InitOptions{Warehouses: 5, Seed: 1}); err == nil {
+		t.Error("init with another warehouse count over existing metadata succeeded")
+	}
+	if err := Init(ctx, conn, InitOptions{Warehouses: 5, Seed: 1, Drop: true}); err != nil {
+		t.Errorf("init --drop: %v", err)
+	}
+}
