@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/benchrig/benchrig/remote"
 )
 
 // The exit codes, in one table. Documented in --help and README.md.
@@ -50,7 +52,23 @@ func withExit(code int, err error) error {
 // exitClassifiers map typed errors of the packages to codes, first match
 // wins. Files that add a package's error types append here in an init-free
 // way: by listing them in this table.
-var exitClassifiers = []func(error) (int, bool){}
+var exitClassifiers = []func(error) (int, bool){
+	// remote: a transport problem on any host outranks command failures
+	// (it says nothing about the command), as pssh's 4 before 5.
+	func(err error) (int, bool) {
+		var te *remote.TransportError
+		return exitTransport, errors.As(err, &te)
+	},
+	func(err error) (int, bool) {
+		var xe *remote.ExitError
+		var to *remote.TimeoutError
+		return exitRemote, errors.As(err, &xe) || errors.As(err, &to)
+	},
+	func(err error) (int, bool) {
+		var uh *remote.UnknownHostError
+		return exitUsage, errors.As(err, &uh)
+	},
+}
 
 func exitCode(ctx context.Context, err error) int {
 	var ee *exitError
