@@ -74,10 +74,33 @@ func (f cockroachFlavor) startArgs(h Host) []string {
 	return append(args, "--background")
 }
 
+// crdbStartScript starts a node unless the pid file names a live
+// process: a resumed start stage must not start a second copy. The recipe's
+// start command follows the pid file as "$@", with --pid-file added.
+const crdbStartScript = `pidf=$1; shift
+if [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then echo "already running as pid $(cat "$pidf")"; exit 0; fi
+exec "$@" --pid-file="$pidf"`
+
+// crdbStopScript runs the recipe's quit when the node runs, so a resumed
+// swap does not fail on a node it already stopped.
+const crdbStopScript = `pidf=$1; shift
+if [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then exec "$@"; fi
+echo "not running"`
+
+// crdbInitScript runs cockroach init and accepts a cluster that is
+// already initialised (a resumed init stage).
+const crdbInitScript = `out=$("$@" 2>&1); st=$?
+printf '%s\n' "$out"
+case $out in *"already been initialized"*) exit 0;; esac
+exit $st`
+
+func (f cockroachFlavor) startCmd(h Host) remote.Cmd {
+	return remote.Cmd{Args: append([]string{"sh", "-c", crdbStartScript, "sh", h.Dir + "/cockroach.pid"}, f.startArgs(h)...)}
+}
+
 func (f cockroachFlavor) start(st *Stage) {
 	for _, h := range f.p.Nodes {
-		st.add(Step{Host: h.Name, Kind: Exec, What: "start node",
-			Cmd: remote.Cmd{Args: f.startArgs(h)}})
+		st.add(Step{Host: h.Name, Kind: Exec, What: "start node", Cmd: f.startCmd(h)})
 	}
 }
 
@@ -94,7 +117,7 @@ func (f cockroachFlavor) init(st *Stage) {
 	n := f.p.Nodes[0]
 	st.Steps = append(st.Steps,
 		Step{Host: n.Name, Kind: Exec, What: "initialise the cluster",
-			Cmd: remote.Cmd{Args: []string{f.bin(), "init", "--insecure", "--host=" + hostPort(n)}}},
+			Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbInitScript, "sh", f.bin(), "init", "--insecure", "--host=" + hostPort(n)}}},
 		Step{Host: n.Name, Kind: Wait, What: "wait for SQL", Poll: 2 * time.Second, Timeout: 5 * time.Minute, Settle: 1,
 			Cmd: f.sql(n, "SELECT 1")},
 	)
@@ -176,13 +199,13 @@ func (f cockroachFlavor) swap(st *Stage) {
 	for _, h := range f.p.Nodes {
 		st.Steps = append(st.Steps,
 			Step{Host: h.Name, Kind: Exec, What: "stop node",
-				Cmd: remote.Cmd{Args: []string{f.bin(), "quit", "--insecure", "--host=" + hostPort(h)}}},
+				Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbStopScript, "sh", h.Dir + "/cockroach.pid", f.bin(), "quit", "--insecure", "--host=" + hostPort(h)}}},
 			Step{Host: h.Name, Kind: Exec, What: "keep the old binary",
 				Cmd: remote.Cmd{Args: f.sudo("mv", f.bin(), f.bin()+"_old")}},
 		)
 		st.add(installBinary(h, *f.p.Binaries.Swap, f.bin(), f.p.SSH.Sudo)...)
 		st.Steps = append(st.Steps,
-			Step{Host: h.Name, Kind: Exec, What: "start node", Cmd: remote.Cmd{Args: f.startArgs(h)}},
+			Step{Host: h.Name, Kind: Exec, What: "start node", Cmd: f.startCmd(h)},
 			Step{Host: h.Name, Kind: Wait, What: "wait for the node", Poll: 2 * time.Second, Timeout: 5 * time.Minute, Settle: 1,
 				Cmd: f.sql(h, "SELECT 1")},
 		)

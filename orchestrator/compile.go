@@ -169,8 +169,11 @@ func (c *compiler) driver() Binary {
 // the digest. Values arrive as positional parameters, never in the text.
 const installScript = `set -eu
 url=$1 sum=$2 dest=$3 member=$4
-if [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status - 2>/dev/null; then
+if [ -z "$member" ] && [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status - 2>/dev/null; then
   echo "already installed: $dest"; exit 0
+fi
+if [ -n "$member" ] && [ -f "$dest" ] && [ "$(cat "$dest.archive-sha256" 2>/dev/null)" = "$sum" ]; then
+  echo "already installed from this archive: $dest"; exit 0
 fi
 tmp="$dest.download.$$"
 trap 'rm -f "$tmp" "$tmp.x"' EXIT
@@ -178,7 +181,8 @@ curl -fsSL --retry 3 -o "$tmp" "$url"
 echo "$sum  $tmp" | sha256sum -c --quiet -
 if [ -n "$member" ]; then tar -xzf "$tmp" -O "$member" > "$tmp.x"; mv "$tmp.x" "$tmp"; fi
 chmod 755 "$tmp"
-mv "$tmp" "$dest"`
+mv "$tmp" "$dest"
+if [ -n "$member" ]; then echo "$sum" > "$dest.archive-sha256"; fi`
 
 // installBinary returns the steps that put b at dest on h.
 func installBinary(h Host, b Binary, dest string, sudo bool) []Step {
@@ -189,8 +193,8 @@ func installBinary(h Host, b Binary, dest string, sudo bool) []Step {
 		}
 		what := "download " + path.Base(dest)
 		if b.Member != "" {
-			// The digest is the archive's; the installed file is checked
-			// against it only when it is downloaded again.
+			// The digest is the archive's: a marker next to the installed
+			// file records which archive it came from.
 			what += " from archive"
 		}
 		return []Step{{Host: h.Name, Kind: Exec, What: what, Cmd: remote.Cmd{Args: args}}}

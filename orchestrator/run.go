@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -13,15 +16,22 @@ import (
 	"github.com/benchrig/benchrig/remote"
 )
 
+// JobExecutor is an optional Executor capability: an executor that runs
+// detached jobs itself. The Recorder has it, so that a dry-run lists a
+// job as one line; for the others the Runner drives remote.Job over Run.
+type JobExecutor interface {
+	StartJob(ctx context.Context, j remote.Job, c remote.Cmd) error
+	WaitJob(ctx context.Context, j remote.Job) (remote.JobStatus, error)
+}
+
 // Runner executes compiled stages through an Executor. With a
 // remote.Recorder it is the dry-run: the same code path, connecting
-// nowhere, so what it lists is what a real run sends.
+// nowhere, so what it lists is what a run sends.
 type Runner struct {
 	Exec Executor
-	// Out receives stage headers, notes and (with Listing) every call made.
-	Out io.Writer
-	// Listing prints, after each stage, every call of every host in host
-	// order: the dry-run's output.
+	// Out receives stage headers, notes, per-host completions and (with
+	// Listing) every step of every host in host order: the dry-run's output.
+	Out     io.Writer
 	Listing bool
 	// Limit bounds how many hosts a stage works on at once.
 	Limit int
@@ -33,32 +43,65 @@ type Runner struct {
 	// nothing it polls can change.
 	Sleep func(ctx context.Context, d time.Duration) error
 
-	shown map[string]bool // scripts the listing has printed
+	// State, if set, makes the run durable: finished steps are recorded
+	// after each one and skipped when the run is resumed.
+	State *State
+	// LogDir, if set, receives logs/<stage>/<host>.log with the output of
+	// every step; Journal, if set, one line per step as it starts.
+	LogDir  string
+	Journal io.Writer
+	// JobTag makes detached job names unique to this run (the run
+	// directory's name), so a job left by another run is never mistaken
+	// for this one's.
+	JobTag  string
+	JobPoll time.Duration
+
+	shown   map[string]bool // scripts the listing has printed
+	outMu   sync.Mutex
+	journMu sync.Mutex
 }
 
-// StepError says which stage, host and step failed.
+// StepError says which stage, host and step failed. Its text is scrubbed
+// of any secret the step used.
 type StepError struct {
 	Stage, Host, Step string
 	Err               error
+	msg               string
 }
 
 func (e *StepError) Error() string {
-	return fmt.Sprintf("stage %s: host %s: %s: %v", e.Stage, e.Host, e.Step, e.Err)
+	return fmt.Sprintf("stage %s: host %s: %s: %s", e.Stage, e.Host, e.Step, e.msg)
 }
 
 func (e *StepError) Unwrap() error { return e.Err }
 
-// Run executes the stages in order; within a stage, hosts run in
-// parallel (or one by one for a Serial stage), each host's steps in
-// order. The first failure stops the stage; every failure is returned.
+// Run executes the stages in order; within a stage, phases in order,
+// hosts of a phase in parallel (or one by one for a Serial stage), each
+// host's steps in order. A stage stops at its first failure, after the
+// hosts already under way finish their current step.
 func (r *Runner) Run(ctx context.Context, stages []Stage) error {
 	r.shown = map[string]bool{}
-	for _, st := range stages {
-		if err := r.runStage(ctx, st); err != nil {
+	if r.State != nil {
+		if err := r.State.Matches(stages); err != nil {
+			return err
+		}
+	}
+	for i, st := range stages {
+		if r.State != nil && r.State.Stages[i].Status == Done {
+			r.printf("== stage %s: done in an earlier attempt, skipped\n", st.Name)
+			continue
+		}
+		if err := r.runStage(ctx, i, st); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func (r *Runner) printf(format string, args ...any) {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	fmt.Fprintf(r.Out, format, args...)
 }
 
 // hostSteps groups steps by host, hosts in first-seen order.
@@ -73,7 +116,7 @@ func hostSteps(list []Step) (hosts []string, steps map[string][]Step) {
 	return hosts, steps
 }
 
-func (r *Runner) runStage(ctx context.Context, st Stage) error {
+func (r *Runner) runStage(ctx context.Context, idx int, st Stage) error {
 	hosts, _ := hostSteps(st.Steps)
 	mode := ""
 	switch {
@@ -82,27 +125,64 @@ func (r *Runner) runStage(ctx context.Context, st Stage) error {
 	case len(hosts) > 1:
 		mode = ", in parallel"
 	}
-	fmt.Fprintf(r.Out, "== stage %s: %d host%s%s\n", st.Name, len(hosts), plural(len(hosts)), mode)
+	r.printf("== stage %s: %d host%s%s\n", st.Name, len(hosts), plural(len(hosts)), mode)
 	for _, n := range st.Notes {
-		fmt.Fprintf(r.Out, "   note: %s\n", n)
+		r.printf("   note: %s\n", n)
 	}
+	started := r.now()
+	if r.State != nil {
+		if err := r.State.update(func() {
+			ss := &r.State.Stages[idx]
+			ss.Status = Running
+			if ss.Started == nil {
+				ss.Started = &started
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	// Each host's position among its own steps, across phases.
+	pos := map[string]int{}
 	var phase []Step
+	var err error
 	for i, s := range st.Steps {
 		phase = append(phase, s)
 		if i == len(st.Steps)-1 || st.Steps[i+1].Phase != s.Phase {
-			if err := r.runPhase(ctx, st, phase); err != nil {
-				return err
+			if err = r.runPhase(ctx, idx, st, phase, pos); err != nil {
+				break
 			}
 			phase = nil
 		}
 	}
-	return nil
+	if r.State != nil {
+		finished := r.now()
+		if serr := r.State.update(func() {
+			ss := &r.State.Stages[idx]
+			if err != nil {
+				ss.Status = Failed
+				return
+			}
+			ss.Status, ss.Finished = Done, &finished
+		}); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	if err == nil && !r.Listing {
+		r.printf("   stage %s done in %s\n", st.Name, r.now().Sub(started).Round(time.Millisecond))
+	}
+	return err
 }
 
 // runPhase runs one phase of a stage: hosts in parallel (or one by one),
-// each host's steps in order.
-func (r *Runner) runPhase(ctx context.Context, st Stage, list []Step) error {
+// each host's steps in order. pos tracks each host's step index within
+// the stage.
+func (r *Runner) runPhase(ctx context.Context, idx int, st Stage, list []Step, pos map[string]int) error {
 	hosts, steps := hostSteps(list)
+	first := make(map[string]int, len(hosts))
+	for _, h := range hosts {
+		first[h] = pos[h]
+		pos[h] += len(steps[h])
+	}
 	startAt := ""
 	for _, s := range list {
 		if s.StartAt {
@@ -118,44 +198,165 @@ func (r *Runner) runPhase(ctx context.Context, st Stage, list []Step) error {
 	case r.Limit > 0:
 		g.SetLimit(r.Limit)
 	}
+	done := 0
+	var doneMu sync.Mutex
 	for i, h := range hosts {
 		g.Go(func() error {
-			for _, s := range steps[h] {
+			for k, s := range steps[h] {
+				n := first[h] + k // the step's index among the host's steps
+				if r.skip(idx, h, n) {
+					continue
+				}
 				if s.StartAt {
 					s.Cmd.Args = insertFlag(s.Cmd.Args, len(s.Cmd.Args)-s.Positional, "--start-at="+startAt)
 				}
 				journals[i] = append(journals[i], s)
-				if err := r.runStep(gctx, s); err != nil {
-					return &StepError{Stage: st.Name, Host: h, Step: s.What, Err: err}
+				if err := r.runRecorded(gctx, idx, st, s, n); err != nil {
+					return err
 				}
+			}
+			if !r.Listing && len(hosts) > 1 {
+				doneMu.Lock()
+				done++
+				r.printf("   ok   %s (%d/%d)\n", h, done, len(hosts))
+				doneMu.Unlock()
 			}
 			return nil
 		})
 	}
 	err := g.Wait()
 	if r.Listing {
-		width := 0
-		for _, h := range hosts {
-			width = max(width, len(h))
+		r.list(hosts, journals)
+	}
+	return err
+}
+
+// skip says whether step n of host h in stage idx finished in an earlier
+// attempt.
+func (r *Runner) skip(idx int, h string, n int) bool {
+	if r.State == nil {
+		return false
+	}
+	r.State.mu.Lock()
+	defer r.State.mu.Unlock()
+	hs := r.State.host(idx, h)
+	return hs != nil && n < hs.Done
+}
+
+// runRecorded runs one step with its state, journal and log around it.
+func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n int) error {
+	now := r.now()
+	if r.State != nil {
+		if err := r.State.update(func() {
+			hs := r.State.host(idx, s.Host)
+			hs.Status, hs.Current, hs.Error = Running, s.What, ""
+			if hs.Started == nil {
+				hs.Started = &now
+			}
+		}); err != nil {
+			return err
 		}
-		for i, h := range hosts {
-			for _, s := range journals[i] {
-				line, scripts := s.Listing()
-				for _, name := range scripts {
-					if !r.shown[name] {
-						r.shown[name] = true
-						fmt.Fprintf(r.Out, "   script <%s>, run as sh -c <%s> sh ARGS...:\n", name, name)
-						for _, l := range strings.Split(scriptText(name), "\n") {
-							fmt.Fprintf(r.Out, "   : %s\n", l)
-						}
-					}
+	}
+	if r.Journal != nil {
+		r.journMu.Lock()
+		fmt.Fprintf(r.Journal, "%s\t%s\t%s\n", st.Name, s.Host, strings.ReplaceAll(s.Display(), "\n", "\\n"))
+		r.journMu.Unlock()
+	}
+	res, err := r.runStep(ctx, idx, s)
+	r.log(st.Name, s, res, err)
+	if err != nil {
+		se := &StepError{Stage: st.Name, Host: s.Host, Step: s.What, Err: err, msg: scrub(s.Cmd, err.Error())}
+		if r.State != nil {
+			if serr := r.State.update(func() {
+				hs := r.State.host(idx, s.Host)
+				hs.Status, hs.Error = Failed, se.msg
+			}); serr != nil {
+				return errors.Join(se, serr)
+			}
+		}
+		return se
+	}
+	if r.State != nil {
+		end := r.now()
+		return r.State.update(func() {
+			hs := r.State.host(idx, s.Host)
+			hs.Done = n + 1
+			if hs.Done >= hs.Steps {
+				hs.Status, hs.Current, hs.Finished = Done, "", &end
+			}
+		})
+	}
+	return nil
+}
+
+// scrub removes the values of the command's secrets from text.
+func scrub(c remote.Cmd, text string) string {
+	for _, sec := range c.Secrets {
+		if v, err := sec.Reveal(); err == nil && v != "" {
+			text = strings.ReplaceAll(text, v, remote.Redacted)
+			text = strings.ReplaceAll(text, strings.Trim(v, "'"), remote.Redacted)
+		}
+	}
+	return text
+}
+
+// log appends a step's output to logs/<stage>/<host>.log.
+func (r *Runner) log(stage string, s Step, res remote.Result, err error) {
+	if r.LogDir == "" {
+		return
+	}
+	dir := filepath.Join(r.LogDir, stage)
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	f, ferr := os.OpenFile(filepath.Join(dir, s.Host+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	var b strings.Builder
+	fmt.Fprintf(&b, "== %s %s: %s\n", r.now().UTC().Format(time.RFC3339), s.What, s.Display())
+	b.Write(res.Stdout)
+	if len(res.Stderr) > 0 {
+		b.WriteString("-- stderr --\n")
+		b.Write(res.Stderr)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "-- failed: %v\n", err)
+	}
+	f.WriteString(scrub(s.Cmd, b.String()))
+}
+
+// list prints the dry-run listing of a phase: scripts once, then every
+// host's steps in host order.
+func (r *Runner) list(hosts []string, journals [][]Step) {
+	width := 0
+	for _, h := range hosts {
+		width = max(width, len(h))
+	}
+	lines := make([][]string, len(hosts))
+	for i := range hosts {
+		for _, s := range journals[i] {
+			line, scripts := s.Listing()
+			lines[i] = append(lines[i], line)
+			for _, name := range scripts {
+				if r.shown[name] {
+					continue
 				}
-				prefix := fmt.Sprintf("%-*s | ", width, h)
-				fmt.Fprintf(r.Out, "%s%s\n", prefix, strings.ReplaceAll(line, "\n", "\n"+prefix))
+				r.shown[name] = true
+				r.printf("   script <%s>, run as sh -c <%s> sh ARGS...:\n", name, name)
+				for _, l := range strings.Split(scriptText(name), "\n") {
+					r.printf("   : %s\n", l)
+				}
 			}
 		}
 	}
-	return err
+	for i, h := range hosts {
+		prefix := fmt.Sprintf("%-*s | ", width, h)
+		for _, line := range lines[i] {
+			r.printf("%s%s\n", prefix, strings.ReplaceAll(line, "\n", "\n"+prefix))
+		}
+	}
 }
 
 // insertFlag returns args with flag inserted at i (a copy: steps are
@@ -167,43 +368,122 @@ func insertFlag(args []string, i int, flag string) []string {
 	return append(out, args[i:]...)
 }
 
-func (r *Runner) runStep(ctx context.Context, s Step) error {
+func (r *Runner) runStep(ctx context.Context, idx int, s Step) (remote.Result, error) {
 	switch s.Kind {
 	case Put:
-		return r.Exec.Put(ctx, s.Host, s.Transfer)
+		return remote.Result{Host: s.Host}, r.Exec.Put(ctx, s.Host, s.Transfer)
 	case Get:
-		return r.Exec.Get(ctx, s.Host, s.Transfer)
+		return remote.Result{Host: s.Host}, r.Exec.Get(ctx, s.Host, s.Transfer)
 	case Wait:
 		return r.wait(ctx, s)
+	case Job:
+		return r.job(ctx, idx, s)
 	}
-	// Exec, Job and Local run their command; the executor knows how to
-	// reach LocalHost.
-	_, err := r.Exec.Run(ctx, s.Host, s.Cmd)
-	return err
+	// Exec and Local run their command; the executor knows how to reach
+	// LocalHost.
+	return r.Exec.Run(ctx, s.Host, s.Cmd)
+}
+
+// job runs a detached job to completion: it starts the job unless it is
+// already running or finished (a resumed run re-attaches), follows its
+// log, and fails if the job exited non-zero.
+func (r *Runner) job(ctx context.Context, idx int, s Step) (remote.Result, error) {
+	name := s.JobName
+	if r.JobTag != "" {
+		name += "." + r.JobTag
+		if r.State != nil {
+			r.State.mu.Lock()
+			if hs := r.State.host(idx, s.Host); hs != nil && hs.Attempt > 0 {
+				name += fmt.Sprintf(".a%d", hs.Attempt)
+			}
+			r.State.mu.Unlock()
+		}
+	}
+	j := remote.Job{Host: s.Host, Dir: s.JobDir, Name: name}
+	res := remote.Result{Host: s.Host}
+	var st remote.JobStatus
+	var err error
+	if je, ok := r.Exec.(JobExecutor); ok {
+		if err := je.StartJob(ctx, j, s.Cmd); err != nil {
+			return res, err
+		}
+		st, err = je.WaitJob(ctx, j)
+	} else {
+		st, err = r.driveJob(ctx, j, s)
+	}
+	if err != nil {
+		return res, err
+	}
+	res.ExitCode = st.ExitCode
+	if st.ExitCode != 0 {
+		tail, _ := j.Tail(ctx, r.Exec, 20)
+		return res, &remote.ExitError{Host: s.Host, Cmd: remote.ShellJoin(s.Cmd), Code: st.ExitCode, StderrTail: tail}
+	}
+	return res, nil
+}
+
+func (r *Runner) driveJob(ctx context.Context, j remote.Job, s Step) (remote.JobStatus, error) {
+	st, err := j.Status(ctx, r.Exec)
+	if err != nil {
+		return st, err
+	}
+	switch st.State {
+	case remote.JobExited:
+		// This run's job (the name is the run's) finished while the
+		// orchestrator was away.
+		r.printf("   %s: job %s already finished (exit %d)\n", s.Host, j.Name, st.ExitCode)
+		return st, nil
+	case remote.JobRunning:
+		r.printf("   %s: re-attaching to job %s (pid %d)\n", s.Host, j.Name, st.Pid)
+	default:
+		if st.State == remote.JobLost {
+			r.printf("   %s: job %s died without an exit status (host restarted or killed); starting it again\n", s.Host, j.Name)
+		}
+		if _, err := remote.StartJob(ctx, r.Exec, s.Host, j.Dir, j.Name, s.Cmd); err != nil {
+			return st, err
+		}
+	}
+	// Follow streams the job's log until the process ends; a broken
+	// connection ends it early with a TransportError (resume re-attaches).
+	if err := j.Follow(ctx, r.Exec, 1); err != nil {
+		return st, err
+	}
+	poll := r.JobPoll
+	if poll <= 0 {
+		poll = time.Second
+	}
+	st, err = j.Wait(ctx, r.Exec, poll)
+	if err != nil {
+		return st, err
+	}
+	if st.State != remote.JobExited {
+		return st, fmt.Errorf("job %s ended without an exit status (%s)", j.Name, st.State)
+	}
+	return st, nil
 }
 
 // wait polls s.Cmd until it succeeds s.Settle times in a row. A command
 // failure means "not yet"; a transport failure ends the wait.
-func (r *Runner) wait(ctx context.Context, s Step) error {
+func (r *Runner) wait(ctx context.Context, s Step) (remote.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
 	ok := 0
 	for {
-		_, err := r.Exec.Run(ctx, s.Host, s.Cmd)
+		res, err := r.Exec.Run(ctx, s.Host, s.Cmd)
 		var exit *remote.ExitError
 		switch {
 		case err == nil:
 			ok++
 			if ok >= max(1, s.Settle) {
-				return nil
+				return res, nil
 			}
-		case errors.As(err, &exit):
+		case errors.As(err, &exit) && ctx.Err() == nil:
 			ok = 0
 		default:
-			return err
+			return res, err
 		}
 		if err := r.sleep(ctx, s.Poll); err != nil {
-			return fmt.Errorf("not done after %s: %w", formatDuration(s.Timeout), err)
+			return res, fmt.Errorf("not done after %s: %w", formatDuration(s.Timeout), err)
 		}
 	}
 }

@@ -7,11 +7,14 @@ import "github.com/benchrig/benchrig/remote"
 // a listing can show each script once, by name, and then only the
 // arguments that vary per host.
 var scriptNames = map[string]string{
-	installScript: "install",
-	pgStartScript: "pg-start",
-	pgStopScript:  "pg-stop",
-	createDB:      "pg-createdb",
-	ulimitScript:  "ulimit",
+	installScript:   "install",
+	pgStartScript:   "pg-start",
+	pgStopScript:    "pg-stop",
+	createDB:        "pg-createdb",
+	ulimitScript:    "ulimit",
+	crdbStartScript: "crdb-start",
+	crdbStopScript:  "crdb-stop",
+	crdbInitScript:  "crdb-init",
 }
 
 // abbreviated returns c with every known script replaced by a short

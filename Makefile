@@ -1,0 +1,47 @@
+# benchrig. `make demo` and `make test` do their own machine set-up
+# (.ci/setup: apt packages when missing, the unprivileged test user when
+# run as root), so both work on a fresh Debian machine with Go installed.
+GO      ?= go
+BIN     := bin/benchrig
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: all setup build test lint check bench demo golden clean
+
+all: build
+
+setup:
+	@bash .ci/setup
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/benchrig
+
+# The test command of README.md and .ci/run: everything, with the race
+# detector, against real sshd and PostgreSQL servers started on loopback.
+test: setup
+	$(GO) test -race -count=1 -timeout 25m ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	@cp go.mod /tmp/benchrig-go.mod.bak; cp go.sum /tmp/benchrig-go.sum.bak; \
+	  $(GO) mod tidy; \
+	  if ! cmp -s go.mod /tmp/benchrig-go.mod.bak || ! cmp -s go.sum /tmp/benchrig-go.sum.bak; then \
+	    echo "go.mod/go.sum are not tidy (go mod tidy changed them)"; exit 1; fi
+
+check: lint test
+
+# Benchmarks: each prints its ratios (b.ReportMetric) measured side by
+# side in one run; see README.md "Performance".
+bench: setup
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+# Rewrite golden files after reviewing a change of output.
+golden:
+	$(GO) test ./... -run 'Golden|Invalid|Schema' -update
+
+demo: setup build
+	@bash .ci/demo $(BIN)
+
+clean:
+	rm -rf bin
