@@ -55,4 +55,3 @@
 // own warehouses, which is what its terminals can produce), and `tpcc merge`
 // uses tpcc-merge-results' 12.605 over the total.
 package tpcc
-
