@@ -1,0 +1,75 @@
+package remote_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/remote"
+)
+
+func golden(t *testing.T, name string, got []byte) { t.Helper(); remote.Golden(t, name, got) }
+
+// TestConsoleGolden: lines split across writes, a missing final newline,
+// CRLF, and interleaved hosts each come out as whole prefixed lines.
+func TestConsoleGolden(t *testing.T) {
+	var b bytes.Buffer
+	c := remote.NewConsole(&b, []string{"node-1", "workload-01"})
+	w1, w2 := c.Writer("node-1"), c.Writer("workload-01")
+	w1.Write([]byte("first par"))
+	w2.Write([]byte("other host\r\nsecond line\n"))
+	w1.Write([]byte("t of a line\nand a tail"))
+	w2.Write([]byte("\n\nafter an empty line\n"))
+	w1.Close()
+	w2.Close()
+	golden(t, "console.golden", b.Bytes())
+}
+
+func TestSummaryGolden(t *testing.T) {
+	outs := []remote.Outcome{
+		{Host: "node-01", Duration: 210 * time.Millisecond},
+		{Host: "node-02", Duration: 200 * time.Millisecond, Err: &remote.ExitError{Host: "node-02", Cmd: "false", Code: 1}},
+		{Host: "node-03", Duration: 5 * time.Second, Err: &remote.TimeoutError{Host: "node-03", Cmd: "sleep 60", Timeout: 5 * time.Second}},
+		{Host: "workload-1", Duration: 3 * time.Second, Err: &remote.TransportError{Host: "workload-1", Op: "dial 10.0.0.9:22", Err: errors.New("connection refused")}},
+		{Host: "workload-2", Err: context.Canceled},
+	}
+	var b bytes.Buffer
+	if err := remote.WriteSummary(&b, outs); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary.golden", b.Bytes())
+}
+
+func TestEachOrderAndLimit(t *testing.T) {
+	hosts := []string{"a", "b", "c", "d", "e", "f"}
+	var mu syncBuffer
+	running, peak := 0, 0
+	var lock = make(chan struct{}, 1)
+	outs := remote.Each(context.Background(), hosts, 2, func(ctx context.Context, h string) error {
+		lock <- struct{}{}
+		running++
+		peak = max(peak, running)
+		<-lock
+		time.Sleep(time.Duration(6-len(mu.String())) * 10 * time.Millisecond)
+		lock <- struct{}{}
+		running--
+		<-lock
+		if h == "c" {
+			return errors.New("c failed")
+		}
+		return nil
+	})
+	for i, o := range outs {
+		if o.Host != hosts[i] {
+			t.Fatalf("order: %v", outs)
+		}
+	}
+	if peak > 2 {
+		t.Errorf("peak concurrency %d > limit 2", peak)
+	}
+	if err := remote.Failed(outs); err == nil || err.Error() != "c failed" {
+		t.Errorf("Failed = %v", err)
+	}
+}
