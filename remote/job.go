@@ -138,7 +138,9 @@ exec tail -n "+$3" --pid="$pid" -f -- "$logf"`
 // StartJob starts c detached on host as job name, with its files in dir,
 // and returns once it runs. It fails (an ExitError with code 17) if the
 // job is already running. c.Stdin is not supported: the job reads
-// /dev/null, and a secret must not sit in a file on the host.
+// /dev/null, and a secret must not sit in a file on the host. c.Timeout
+// does not apply (the job is meant to outlive this call); bound it with
+// Wait's context and Stop.
 func StartJob(ctx context.Context, r Runner, host, dir, name string, c Cmd) (Job, error) {
 	j := Job{Host: host, Dir: dir, Name: name}
 	if err := j.check(); err != nil {
@@ -147,7 +149,7 @@ func StartJob(ctx context.Context, r Runner, host, dir, name string, c Cmd) (Job
 	if c.Stdin != "" {
 		return j, fmt.Errorf("host %s: job %s: detached jobs take no stdin", host, name)
 	}
-	_, err := r.Run(ctx, host, Cmd{Args: []string{"sh", "-c", startJob, "sh", j.Dir, j.Name, ShellJoin(c)}, Timeout: c.Timeout})
+	_, err := r.Run(ctx, host, Cmd{Args: []string{"sh", "-c", startJob, "sh", j.Dir, j.Name, ShellJoin(c)}})
 	if err != nil {
 		return j, fmt.Errorf("host %s: start job %s: %w", host, name, err)
 	}

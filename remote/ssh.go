@@ -116,6 +116,9 @@ func (c *SSHConfig) defaults() error {
 	if c.SessionsPerHost <= 0 {
 		c.SessionsPerHost = DefaultSessionsPerHost
 	}
+	// A transfer holds its SFTP session while a second one hashes the file
+	// on the host.
+	c.SessionsPerHost = max(c.SessionsPerHost, 2)
 	if c.DialRetries < 0 {
 		c.DialRetries = 0
 	} else if c.DialRetries == 0 {

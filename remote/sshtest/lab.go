@@ -67,7 +67,6 @@ type Lab struct {
 	uid, gid   int
 	identity   string
 	knownHosts string
-	khMu       sync.Mutex
 	hosts      []*host
 }
 
@@ -143,6 +142,11 @@ func Start(dir string, n int, opts ...Option) (*Lab, error) {
 	if err := g.Wait(); err != nil {
 		l.Close()
 		return nil, err
+	}
+	// Ports are known only now.
+	if err := l.rewriteKnownHosts(); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("sshtest: %w", err)
 	}
 	return l, nil
 }
@@ -326,21 +330,13 @@ func (l *Lab) startWithFreshPort(h *host, o *options) error {
 			return err
 		}
 		if err = l.start(h); err == nil {
-			return l.rewriteKnownHostsLocked()
+			return nil
 		}
 		if !strings.Contains(err.Error(), "Address already in use") {
 			return err
 		}
 	}
 	return err
-}
-
-// rewriteKnownHostsLocked rewrites known_hosts once a host's port is
-// known; hosts start concurrently, hence the lock.
-func (l *Lab) rewriteKnownHostsLocked() error {
-	l.khMu.Lock()
-	defer l.khMu.Unlock()
-	return l.rewriteKnownHosts()
 }
 
 // start runs sshd in the foreground (-D) in its own process group, so the
