@@ -226,10 +226,20 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 			return nil, fmt.Errorf("tpcc run: connect %s: %w", redact(u), err)
 		}
 	}
-	dialect, load, err := probe(ctx, pools[0])
+	dialect, meta, err := probe(ctx, pools[0])
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
 	}
+	// A --warehouses other than the loaded count makes transactions miss
+	// rows (CockroachDB's workload then fails with "no rows in result
+	// set", cockroach#73860); say so before starting.
+	if meta.Warehouses != cfg.Warehouses {
+		return nil, fmt.Errorf("tpcc run: --warehouses %d, but the database holds %d", cfg.Warehouses, meta.Warehouses)
+	}
+	if meta.Partitions > 1 && cfg.Partitions != meta.Partitions {
+		return nil, fmt.Errorf("tpcc run: --partitions %d, but the database is partitioned %d ways", cfg.Partitions, meta.Partitions)
+	}
+	load := meta.Load
 	iso := cfg.Isolation
 	if iso == "" {
 		iso = pgx.RepeatableRead // PostgreSQL: snapshot + FOR UPDATE; conflicts surface as 40001 and are retried
@@ -460,22 +470,22 @@ loop:
 	return res, nil
 }
 
-// probe checks the database and reads C-Load.
-func probe(ctx context.Context, pool *pgxpool.Pool) (Dialect, Constants, error) {
+// probe detects the dialect and reads the load's metadata (C-Load).
+func probe(ctx context.Context, pool *pgxpool.Pool) (Dialect, Meta, error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
-		return 0, Constants{}, err
+		return 0, Meta{}, err
 	}
 	defer conn.Release()
 	d, err := DetectDialect(ctx, conn.Conn())
 	if err != nil {
-		return 0, Constants{}, err
+		return 0, Meta{}, err
 	}
-	load, err := ReadConstants(ctx, conn)
+	m, err := ReadMeta(ctx, conn)
 	if err != nil {
-		return 0, Constants{}, err
+		return 0, Meta{}, err
 	}
-	return d, load, nil
+	return d, m, nil
 }
 
 // redact hides a URL's password in messages.

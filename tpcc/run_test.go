@@ -17,6 +17,11 @@ import (
 // loadOneWarehouse starts a real PostgreSQL, creates the schema and loads one
 // warehouse with the DATA side's loader.
 func loadOneWarehouse(t testing.TB, opts ...pgtest.Option) (string, *pgtest.Server) {
+	return loadWarehouses(t, 1, 1, opts...)
+}
+
+// loadWarehouses loads w warehouses into a fresh database of a new server.
+func loadWarehouses(t testing.TB, w, partitions int, opts ...pgtest.Option) (string, *pgtest.Server) {
 	t.Helper()
 	if err := pgtest.Available(); err != nil {
 		t.Skipf("no PostgreSQL: %v", err)
@@ -29,7 +34,7 @@ func loadOneWarehouse(t testing.TB, opts ...pgtest.Option) (string, *pgtest.Serv
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if err := Init(ctx, conn, InitOptions{Warehouses: 1, Seed: 42, Dialect: Postgres}); err != nil {
+	if err := Init(ctx, conn, InitOptions{Warehouses: w, Seed: 42, Dialect: Postgres, Partitions: partitions}); err != nil {
 		t.Fatalf("init: %v", err)
 	}
 	if _, err := Load(ctx, URLConnector([]string{url}), LoadOptions{Concurrency: 2, Dialect: Postgres}); err != nil {
@@ -127,5 +132,59 @@ func TestRunAgainstPostgres(t *testing.T) {
 			}
 			checkConsistent(t, url)
 		})
+	}
+}
+
+// TestRunPartitionAffinity loads two warehouses in two partitions and runs
+// a host driving only partition 1 over two URLs: only warehouse 2's
+// districts may take orders, remote payments and order lines (to
+// warehouse 1) must happen, and the database must stay consistent.
+func TestRunPartitionAffinity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads two warehouses into a real PostgreSQL")
+	}
+	url, _ := loadWarehouses(t, 2, 2, pgtest.NoSync())
+	ctx := context.Background()
+	var out bytes.Buffer
+	res, err := Run(ctx, RunConfig{
+		URLs: []string{url, url}, Warehouses: 2, Partitions: 2, Affinity: []int{1},
+		Wait: 0, Workers: 3, Duration: 6 * time.Second, Seed: 11, Out: &out,
+	})
+	if err != nil {
+		var ae *AuditError
+		if !errors.As(err, &ae) {
+			t.Fatalf("run: %v\n%s", err, out.String())
+		}
+	}
+	if res.Efficiency <= 0 || res.Result.Warehouses != 1 {
+		t.Errorf("efficiency %v over %d warehouses, want > 0 over this host's 1", res.Efficiency, res.Result.Warehouses)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var moved1, moved2 int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE d_w_id = 1 AND d_next_o_id > 3001),
+count(*) FILTER (WHERE d_w_id = 2 AND d_next_o_id > 3001) FROM district`).Scan(&moved1, &moved2); err != nil {
+		t.Fatal(err)
+	}
+	if moved1 != 0 || moved2 == 0 {
+		t.Errorf("districts with new orders: warehouse 1: %d, warehouse 2: %d; want only warehouse 2's", moved1, moved2)
+	}
+	var remotePay, remoteLines int
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM history WHERE h_w_id = 2 AND h_c_w_id = 1),
+(SELECT count(*) FROM order_line WHERE ol_w_id = 2 AND ol_supply_w_id = 1)`).Scan(&remotePay, &remoteLines); err != nil {
+		t.Fatal(err)
+	}
+	if remotePay == 0 || remoteLines == 0 {
+		t.Errorf("remote payments %d, remote order lines %d: want both > 0 (clauses 2.5.1.2, 2.4.1.5.2)", remotePay, remoteLines)
+	}
+	checkConsistent(t, url)
+
+	// A --warehouses that differs from the loaded count is refused up front.
+	_, err = Run(ctx, RunConfig{URLs: []string{url}, Warehouses: 3, Wait: 0, Duration: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "database holds 2") {
+		t.Errorf("--warehouses 3 on 2 loaded: %v", err)
 	}
 }
