@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -138,10 +139,12 @@ const maxExamples = 5
 // String is the report line: check <n> <name>: PASS|FAIL (detail).
 func (r CheckResult) String() string {
 	detail := r.Elapsed.Round(time.Millisecond).String()
-	switch r.Verdict {
-	case Fail:
+	switch {
+	case r.Verdict == Fail && r.Condition.Number == 0:
+		detail = fmt.Sprintf("%d not loaded, e.g. %s; re-run tpcc load", r.Violations, strings.Join(r.Examples, ", "))
+	case r.Verdict == Fail:
 		detail = fmt.Sprintf("%d violating rows, e.g. %s", r.Violations, strings.Join(r.Examples, ", "))
-	case Skip:
+	case r.Verdict == Skip:
 		detail = "holds only until the first Delivery; the database has run transactions"
 	}
 	return fmt.Sprintf("check %d %s: %s (%s)", r.Condition.Number, r.Condition.Name, r.Verdict, detail)
@@ -169,7 +172,17 @@ type CheckOptions struct {
 	Only []int
 	// Out receives one line per condition as it completes; nil for none.
 	Out io.Writer
+	// Warehouses, when set, must equal the count stored by init.
+	Warehouses int
+	// Dialect picks the snapshot: REPEATABLE READ on PostgreSQL,
+	// CockroachDB's default SERIALIZABLE.
+	Dialect Dialect
 }
+
+// populationName is reported first, as check 0, when the database
+// was loaded by benchrig: the conditions of clause 3.3.2 can all hold on a
+// half-loaded database, which is not a valid population.
+const populationName = "all warehouses loaded (benchrig_loaded)"
 
 // Check evaluates the consistency conditions of clause 3.3.2 on one
 // snapshot (a REPEATABLE READ, read-only transaction on PostgreSQL; a
@@ -177,19 +190,38 @@ type CheckOptions struct {
 // is still writing does not see half a transaction. It returns every
 // result and, if any condition failed, a *ViolationError.
 func Check(ctx context.Context, conn *pgx.Conn, o CheckOptions) ([]CheckResult, error) {
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	iso := pgx.RepeatableRead
+	if o.Dialect == Cockroach {
+		iso = pgx.Serializable
+	}
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: iso, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("check: begin: %w", err)
 	}
 	defer tx.Rollback(context.Background())
+	var results []CheckResult
+	var failed []CheckResult
+	if len(o.Only) == 0 {
+		r, ok, err := population(ctx, tx, o.Warehouses)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if o.Out != nil {
+				fmt.Fprintln(o.Out, r.String())
+			}
+			results = append(results, r)
+			if r.Verdict == Fail {
+				failed = append(failed, r)
+			}
+		}
+	}
 	// A database that has run transactions: any district's next order id
 	// moved past the 3,000 orders of population.
 	var ran bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM district WHERE d_next_o_id > 3001)`).Scan(&ran); err != nil {
 		return nil, fmt.Errorf("check: read district: %w", err)
 	}
-	var results []CheckResult
-	var failed []CheckResult
 	for _, c := range Conditions() {
 		if !selected(c, o) {
 			continue
@@ -233,6 +265,64 @@ func selected(c Condition, o CheckOptions) bool {
 		return false
 	}
 	return !c.Expensive || o.Expensive
+}
+
+// population checks benchrig_loaded against the stored warehouse count;
+// ok is false when the database has no benchrig metadata (loaded by
+// another tool, such as CockroachDB's workload), so there is nothing to
+// compare.
+func population(ctx context.Context, tx pgx.Tx, want int) (CheckResult, bool, error) {
+	start := time.Now()
+	// A savepoint: on a database without our tables the failed read must
+	// not abort the snapshot transaction.
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return CheckResult{}, false, fmt.Errorf("check: savepoint: %w", err)
+	}
+	m, err := ReadMeta(ctx, sp)
+	if errors.Is(err, ErrNoMeta) {
+		_ = sp.Rollback(ctx)
+		return CheckResult{}, false, nil
+	}
+	if err != nil {
+		return CheckResult{}, false, fmt.Errorf("check: %w", err)
+	}
+	if want != 0 && want != m.Warehouses {
+		return CheckResult{}, false, fmt.Errorf("check: --warehouses %d, but the database was initialised with %d", want, m.Warehouses)
+	}
+	rows, err := sp.Query(ctx, `SELECT w_id FROM `+loadedTable+` ORDER BY w_id`)
+	if err != nil {
+		return CheckResult{}, false, fmt.Errorf("check: read %s: %w", loadedTable, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return CheckResult{}, false, fmt.Errorf("check: read %s: %w", loadedTable, err)
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return CheckResult{}, false, fmt.Errorf("check: release savepoint: %w", err)
+	}
+	have := make(map[int]bool, len(ids))
+	for _, id := range ids {
+		have[int(id)] = true
+	}
+	r := CheckResult{Condition: Condition{Number: 0, Name: populationName}, Verdict: Pass}
+	for w := 0; w <= m.Warehouses; w++ {
+		if !have[w] {
+			r.Violations++
+			if len(r.Examples) < maxExamples {
+				if w == 0 {
+					r.Examples = append(r.Examples, "item")
+				} else {
+					r.Examples = append(r.Examples, "warehouse "+strconv.Itoa(w))
+				}
+			}
+		}
+	}
+	if r.Violations > 0 {
+		r.Verdict = Fail
+	}
+	r.Elapsed = time.Since(start)
+	return r, true, nil
 }
 
 // violations counts the query's rows and keeps the first few keys, in one

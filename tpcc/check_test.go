@@ -108,8 +108,11 @@ func TestCheckDetectsViolations(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	res, err := Check(ctx, conn, CheckOptions{})
-	if err != nil || len(res) != 4 || res[3].Condition.Number != 4 {
-		t.Errorf("default check ran %d conditions (err %v), want 1-4", len(res), err)
+	if err != nil || len(res) != 5 || res[0].Condition.Number != 0 || res[4].Condition.Number != 4 {
+		t.Errorf("default check ran %d conditions (err %v), want the population and 1-4", len(res), err)
+	}
+	if _, err := Check(ctx, conn, CheckOptions{Warehouses: 2}); err == nil || IsViolation(err) {
+		t.Errorf("check --warehouses 2 on a 1-warehouse database: %v, want a usage error", err)
 	}
 }
 
