@@ -133,6 +133,75 @@ func TestRunAgainstPostgres(t *testing.T) {
 			checkConsistent(t, url)
 		})
 	}
+
+	// --start-at and --ramp: the run waits for the start time, no tick
+	// of the ramp reaches the histogram file, and every name gets a final
+	// line at shutdown.
+	t.Run("start-at and ramp", func(t *testing.T) {
+		var out, hist bytes.Buffer
+		startAt := time.Now().Add(1500 * time.Millisecond)
+		res, err := Run(context.Background(), RunConfig{
+			URLs: []string{url}, Warehouses: 1, Wait: 0, Workers: 2,
+			StartAt: startAt, Ramp: 2 * time.Second, Duration: 2 * time.Second,
+			DisplayEvery: 500 * time.Millisecond, Out: &out, Histograms: &hist, Seed: 3,
+		})
+		if err != nil && !errors.As(err, new(*AuditError)) {
+			t.Fatalf("run: %v\n%s", err, out.String())
+		}
+		for _, want := range []string{"Waiting ", "for --start-at", "Started ", "Ramp-up done after 2."} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("output lacks %q:\n%s", want, out.String())
+			}
+		}
+		ticks, err := histogram.Decode(&hist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perName := map[string]int{}
+		rampEnd := startAt.Add(2 * time.Second)
+		for _, tk := range ticks {
+			perName[tk.Name]++
+			if tk.Now.Add(-tk.Elapsed).Before(rampEnd) {
+				t.Errorf("%s tick [%s, %s) starts before the ramp ended at %s", tk.Name,
+					tk.Now.Add(-tk.Elapsed).Format(time.StampMilli), tk.Now.Format(time.StampMilli), rampEnd.Format(time.StampMilli))
+			}
+		}
+		for _, name := range histogram.TPCCNames() {
+			// 2 s of 500 ms ticks, plus the final line.
+			if n := perName[name]; n < 4 || n > 6 {
+				t.Errorf("%s: %d ticks, want about 5", name, n)
+			}
+		}
+		if res.Elapsed < 1900*time.Millisecond || res.Elapsed > 3*time.Second {
+			t.Errorf("measured %v, want about the 2s duration", res.Elapsed)
+		}
+	})
+
+	// Clause 5.3: response time runs from when the terminal submits, so
+	// waiting for the only connection counts. Ten terminals that hardly
+	// wait share one connection: their mean response time must be several
+	// times that of one worker alone on it.
+	t.Run("queueing counts in response time", func(t *testing.T) {
+		meanOf := func(cfg RunConfig) float64 {
+			cfg.URLs, cfg.Warehouses, cfg.Duration, cfg.Seed = []string{url}, 1, 3*time.Second, 5
+			res, err := Run(context.Background(), cfg)
+			if err != nil && !errors.As(err, new(*AuditError)) {
+				t.Fatal(err)
+			}
+			all := histogram.NewHistogram()
+			for _, h := range res.Result.Cumulative {
+				all.Merge(h)
+			}
+			return all.Mean()
+		}
+		alone := meanOf(RunConfig{Wait: 0, Workers: 1, Conns: 1})
+		queued := meanOf(RunConfig{Wait: 0.0001, Conns: 1})
+		t.Logf("mean response time: 1 worker %.2f ms, 10 terminals on 1 connection %.2f ms", alone/1e6, queued/1e6)
+		if queued < 3*alone {
+			t.Errorf("queued terminals' mean %.2f ms is not several times the lone worker's %.2f ms: queueing is not measured",
+				queued/1e6, alone/1e6)
+		}
+	})
 }
 
 // TestRunPartitionAffinity loads two warehouses in two partitions and runs
