@@ -26,6 +26,9 @@ type Cmd struct {
 	Secrets map[string]Secret
 	// Timeout bounds the command; zero means no limit beyond the context.
 	Timeout time.Duration
+	// Quiet keeps the output out of the live console (it is still
+	// captured in Result): status polls, not the work itself.
+	Quiet bool
 }
 
 // String is the command as it is shown and as it is sent: ShellJoin's line.

@@ -161,7 +161,7 @@ func (j Job) Status(ctx context.Context, r Runner) (JobStatus, error) {
 	if err := j.check(); err != nil {
 		return JobStatus{}, err
 	}
-	res, err := r.Run(ctx, j.Host, Cmd{Args: []string{"sh", "-c", statusJob, "sh", j.Dir, j.Name}})
+	res, err := r.Run(ctx, j.Host, Cmd{Args: []string{"sh", "-c", statusJob, "sh", j.Dir, j.Name}, Quiet: true})
 	if err != nil {
 		return JobStatus{}, fmt.Errorf("host %s: status of job %s: %w", j.Host, j.Name, err)
 	}
@@ -218,7 +218,7 @@ func (j Job) Tail(ctx context.Context, r Runner, n int) (string, error) {
 	if err := j.check(); err != nil {
 		return "", err
 	}
-	res, err := r.Run(ctx, j.Host, Cmd{Args: []string{"tail", "-n", strconv.Itoa(n), "--", j.Log()}})
+	res, err := r.Run(ctx, j.Host, Cmd{Args: []string{"tail", "-n", strconv.Itoa(n), "--", j.Log()}, Quiet: true})
 	if err != nil {
 		return "", fmt.Errorf("host %s: tail job %s: %w", j.Host, j.Name, err)
 	}

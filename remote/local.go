@@ -84,9 +84,13 @@ func (l *Local) Run(ctx context.Context, host string, c Cmd) (Result, error) {
 	cmd.WaitDelay = l.cfg.KillGrace
 	outTail := &tailBuffer{max: l.cfg.CaptureBytes}
 	errTail := &tailBuffer{max: l.cfg.CaptureBytes}
-	outLive, errLive := l.console.Writer(host), l.console.Writer(host)
-	cmd.Stdout = io.MultiWriter(outTail, outLive)
-	cmd.Stderr = io.MultiWriter(errTail, errLive)
+	cmd.Stdout, cmd.Stderr = outTail, errTail
+	var outLive, errLive *LineWriter
+	if !c.Quiet {
+		outLive, errLive = l.console.Writer(host), l.console.Writer(host)
+		cmd.Stdout = io.MultiWriter(outTail, outLive)
+		cmd.Stderr = io.MultiWriter(errTail, errLive)
+	}
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}

@@ -81,8 +81,12 @@ func (w *LineWriter) emit() {
 	w.buf = w.buf[:0]
 }
 
-// Close writes a pending partial line.
+// Close writes a pending partial line. A nil LineWriter (no live output)
+// closes as a no-op.
 func (w *LineWriter) Close() error {
+	if w == nil {
+		return nil
+	}
 	if len(w.buf) > 0 && w.c != nil && w.c.w != nil {
 		w.emit()
 	}

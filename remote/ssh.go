@@ -516,7 +516,7 @@ var errCmdTimeout = errors.New("command timeout")
 // then SIGKILL after KillGrace, and its session is closed (closing alone
 // would leave a non-pty command running).
 func (s *SSH) Run(ctx context.Context, host string, c Cmd) (Result, error) {
-	return s.run(ctx, host, c, true)
+	return s.run(ctx, host, c, !c.Quiet)
 }
 
 func (s *SSH) run(ctx context.Context, host string, c Cmd, live bool) (Result, error) {
