@@ -100,7 +100,8 @@ func (f postgresFlavor) waitStandbys(st *Stage, timeout time.Duration) {
 // createDB creates the benchmark database unless it exists.
 const createDB = `set -eu
 bin=$1 addr=$2 port=$3 db=$4
-if [ "$("$bin/psql" -X -tAq -h "$addr" -p "$port" -d postgres -v db="$db" -c "SELECT 1 FROM pg_database WHERE datname = :'db'")" = 1 ]; then
+# psql interpolates :'db' (quoted as a literal) in its input, not in -c.
+if [ "$(echo "SELECT 1 FROM pg_database WHERE datname = :'db'" | "$bin/psql" -X -tAq -v ON_ERROR_STOP=1 -h "$addr" -p "$port" -d postgres -v db="$db")" = 1 ]; then
   echo "database $db exists"; exit 0
 fi
 "$bin/createdb" -h "$addr" -p "$port" "$db"`

@@ -467,6 +467,7 @@ func (r *Runner) driveJob(ctx context.Context, j remote.Job, s Step) (remote.Job
 func (r *Runner) wait(ctx context.Context, s Step) (remote.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
+	s.Cmd.Quiet = true // a poll's output is noise on the console (it is logged)
 	ok := 0
 	for {
 		res, err := r.Exec.Run(ctx, s.Host, s.Cmd)

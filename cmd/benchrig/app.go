@@ -27,6 +27,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			planCommand(),
 			runCommand(),
+			resumeCommand(),
+			statusCommand(),
 			execCommand(),
 			putCommand(),
 			getCommand(),

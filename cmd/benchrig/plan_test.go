@@ -28,7 +28,7 @@ func TestPlanCommands(t *testing.T) {
 		{"show", []string{"plan", "show", "../../plans/tpcc-100k.yaml"}, exitOK, "workload5  workload  ubuntu@workload5  -          -     -      -     benchrig  4,9,14,19,24"},
 		{"missing file", []string{"plan", "show", "no-such-plan.yaml"}, exitInternal, "no such file"},
 		{"dry run", []string{"run", "--dry-run", "../../plans/tpcc-100k.yaml"}, exitOK, "enterprise.license = ****;"},
-		{"dry run only", []string{"run", "--dry-run", "--only", "swap", "../../plans/tpcc-100k.yaml"}, exitOK, "crdb81 | /usr/local/bin/cockroach start"},
+		{"dry run only", []string{"run", "--dry-run", "--only", "swap", "../../plans/tpcc-100k.yaml"}, exitOK, "crdb81 | sh -c '<crdb-start>' sh benchrig/cockroach.pid /usr/local/bin/cockroach start"},
 		{"dry run bad stage", []string{"run", "--dry-run", "--from", "strat", "../../plans/tpcc-100k.yaml"}, exitUsage, "unknown stage"},
 		{"dry run invalid plan", []string{"run", "--dry-run", "../../orchestrator/testdata/invalid/stage-order.yaml"}, exitInvalidPlan, "stage-order.yaml:19:17"},
 	} {
