@@ -35,7 +35,7 @@ func (w *worker) delivery(ctx context.Context, db txBeginner, home warehouseDist
 	wID := home.wID
 	carrier := int32(w.rng.Int(1, 10)) // 2.7.1.2: O_CARRIER_ID random within [1 .. 10]
 	var skipped int
-	retries, err = w.inTx(ctx, db, w.rwOptions, func(tx pgx.Tx) error {
+	retries, err = w.inPipe(ctx, db, w.rwBegin, func(tx *pipeTx) error {
 		var oIDs [11]int32
 		var b pgx.Batch
 		for d := int32(1); d <= 10; d++ {
@@ -47,7 +47,7 @@ func (w *worker) delivery(ctx context.Context, db txBeginner, home warehouseDist
 				return err
 			})
 		}
-		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+		if err := tx.send(ctx, &b, false); err != nil {
 			return fmt.Errorf("oldest new orders: %w", err)
 		}
 		skipped = 0
@@ -63,10 +63,7 @@ func (w *worker) delivery(ctx context.Context, db txBeginner, home warehouseDist
 			}
 			b2.Queue(delOrderSQL, wID, d, o, carrier).Exec(expectRows(delOrderSQL, d, o))
 		}
-		if b2.Len() == 0 {
-			return nil
-		}
-		if err := tx.SendBatch(ctx, &b2).Close(); err != nil {
+		if err := tx.send(ctx, &b2, true); err != nil {
 			return fmt.Errorf("deliver: %w", err)
 		}
 		return nil

@@ -143,7 +143,7 @@ func (w *worker) newOrder(ctx context.Context, db txBeginner, home warehouseDist
 	items := s.stockI
 	stockSQL := w.stockSQL[in.dID]
 
-	retries, err = w.inTx(ctx, db, w.rwOptions, func(tx pgx.Tx) error {
+	retries, err = w.inPipe(ctx, db, w.rwBegin, func(tx *pipeTx) error {
 		var b pgx.Batch
 		var dTax, cDiscount, wTax float64
 		var oID int32
@@ -178,7 +178,7 @@ func (w *worker) newOrder(ctx context.Context, db txBeginner, home warehouseDist
 			})
 			return err
 		})
-		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+		if err := tx.send(ctx, &b, false); err != nil {
 			return fmt.Errorf("district/customer/item/stock: %w", err)
 		}
 		w.prices, w.priceIDs = prices, priceIDs
@@ -229,7 +229,7 @@ func (w *worker) newOrder(ctx context.Context, db txBeginner, home warehouseDist
 		b2.Queue(noNewOrderSQL, oID, in.dID, in.wID)
 		b2.Queue(noStockUpdateSQL, s.updW, s.updI, s.updQ, s.updQty, s.updR)
 		b2.Queue(noOrderLineSQL, oID, in.dID, in.wID, s.lineN, s.lineI, s.lineSW, s.lineQty, s.lineDist)
-		if err := tx.SendBatch(ctx, &b2).Close(); err != nil {
+		if err := tx.send(ctx, &b2, true); err != nil {
 			return fmt.Errorf("insert order %d: %w", oID, err)
 		}
 		// The terminal's output (clause 2.4.3.3) includes the total:

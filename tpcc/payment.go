@@ -69,14 +69,26 @@ FROM warehouse, district WHERE w_id = $5 AND d_w_id = $5 AND d_id = $4`
 // payment runs clause 2.5.2.
 func (w *worker) payment(ctx context.Context, db txBeginner, home warehouseDistrict) (retries int, err error) {
 	in := w.drawPayment(home)
-	retries, err = w.inTx(ctx, db, w.rwOptions, func(tx pgx.Tx) error {
+	retries, err = w.inPipe(ctx, db, w.rwBegin, func(tx *pipeTx) error {
 		cID := in.cID
 		if in.cLast != "" {
-			id, err := w.customerByName(ctx, tx, payByNameSQL, in.cWID, in.cDID, in.cLast)
-			if err != nil {
+			// The by-name lookup is the one dependent step: it costs
+			// a round trip of its own, which also begins the transaction.
+			var b0 pgx.Batch
+			ids := w.ids[:0]
+			b0.Queue(payByNameSQL, in.cWID, in.cDID, in.cLast).Query(func(rows pgx.Rows) error {
+				var id int32
+				_, err := pgx.ForEachRow(rows, []any{&id}, func() error { ids = append(ids, id); return nil })
 				return err
+			})
+			if err := tx.send(ctx, &b0, false); err != nil {
+				return fmt.Errorf("customers named %s in %d/%d: %w", in.cLast, in.cWID, in.cDID, err)
 			}
-			cID = id
+			w.ids = ids
+			if len(ids) == 0 {
+				return fmt.Errorf("no customer named %s in %d/%d", in.cLast, in.cWID, in.cDID)
+			}
+			cID = ids[(len(ids)-1)/2] // position ceil(n/2), clause 2.5.2.2
 		}
 		prefix := strconv.Itoa(int(cID)) + " " + strconv.Itoa(int(in.cDID)) + " " + strconv.Itoa(int(in.cWID)) + " " +
 			strconv.Itoa(int(in.dID)) + " " + strconv.Itoa(int(in.wID)) + " " +
@@ -98,7 +110,7 @@ func (w *worker) payment(ctx context.Context, db txBeginner, home warehouseDistr
 				&cSince, &cCredit, &cCreditLim, &cDiscount, &cBalance, &cData)
 		})
 		b.Queue(payHistorySQL, cID, in.cDID, in.cWID, in.dID, in.wID, in.cents)
-		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+		if err := tx.send(ctx, &b, true); err != nil {
 			return fmt.Errorf("customer %d/%d/%d: %w", in.cWID, in.cDID, cID, err)
 		}
 		return nil

@@ -100,6 +100,7 @@ func BenchmarkNoWaitNewOrderCPU(b *testing.B) {
 	}
 	runtime.GC() // the load's garbage must not be collected inside the window
 	clientBefore, serverBefore := selfCPU(b), serverCPU(b, srv)
+	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := w.newOrder(ctx, pool, home); err != nil {

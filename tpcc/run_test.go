@@ -105,6 +105,18 @@ func TestRunAgainstPostgres(t *testing.T) {
 			if res.TpmC <= 0 {
 				t.Errorf("tpmC = %v", res.TpmC)
 			}
+			if cfg.Wait == 0 {
+				// Four workers on one warehouse's row under REPEATABLE
+				// READ conflict constantly: the conflicts must surface as
+				// retries, never as errors (checked above).
+				var retries int64
+				for _, n := range res.Retries {
+					retries += n
+				}
+				if retries == 0 {
+					t.Error("no serialization failure retried in a contended no-wait run")
+				}
+			}
 			for _, want := range []string{progressHeader, totalHeader + "__total", tpmcHeader, "Audit check 9.2.2.5.1: "} {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("output lacks %q", want)
