@@ -137,7 +137,8 @@ func (s *SSH) bar(name string, size int64) *mpb.Bar {
 // target, which is then checked with sha256 on the host, given its mode
 // (t.Mode, else the local file's) and renamed over the target, so readers
 // never see a partial file and a failed upload leaves the old one. If
-// t.SHA256 is set the local file must have it.
+// t.SHA256 is set the local file must have it. Missing parent
+// directories are created.
 func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 	op := "put " + t.String()
 	lf, err := os.Open(t.Local)
@@ -197,6 +198,10 @@ func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 		}
 	}
 
+	// Like roachprod put (unlike scp), a missing parent directory is made.
+	if err := sc.MkdirAll(path.Dir(t.Remote)); err != nil {
+		return sftpErr(ctx, host, op+": mkdir "+path.Dir(t.Remote), err)
+	}
 	tmp := path.Join(path.Dir(t.Remote), "."+path.Base(t.Remote)+".benchrig-"+s.randHex()+".tmp")
 	rf, err := sc.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {

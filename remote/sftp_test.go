@@ -38,10 +38,6 @@ func TestPutGet(t *testing.T) {
 	sum := writeRandom(t, local, 5<<20+123)
 
 	remoteOf := func(i int) string { return filepath.Join(l.HostDir(i), "in", "payload.bin") }
-	for i := range l.N() {
-		os.MkdirAll(filepath.Dir(remoteOf(i)), 0o777)
-		os.Chmod(filepath.Dir(remoteOf(i)), 0o777)
-	}
 	outs := remote.Each(ctx, s.Hosts(), 0, func(ctx context.Context, host string) error {
 		i := indexOf(s.Hosts(), host)
 		return s.Put(ctx, host, remote.Transfer{Local: local, Remote: remoteOf(i), Mode: 0o750, SHA256: sum})
