@@ -280,6 +280,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	rec.Reset(start)
 	var errCount atomic.Int64
 	var firstErr sync.Once
+	var errs errorLog
 	account := func(t TxnType, latency time.Duration, retries int, err error) {
 		c := cnt.Load()
 		if retries > 0 {
@@ -291,6 +292,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		if err != nil && !errors.Is(err, errNewOrderRollback) {
 			c.errors[t].Add(1)
 			errCount.Add(1)
+			errs.note(err)
 			if !cfg.TolerateErrors {
 				firstErr.Do(func() { cancel(err) })
 			}
@@ -317,6 +319,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 					t := deck.Next(w.rng)
 					begin := time.Now()
 					retries, err := w.exec(gctx, pool, t, home)
+					if err != nil {
+						err = fmt.Errorf("%s: %w", redact(cfg.URLs[pl.pool[k%len(pl.homes)]]), err)
+					}
 					account(t, time.Since(begin), retries, err)
 				}
 				return nil
@@ -349,6 +354,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 						due := sched.epoch.Add(time.Duration(t.due))
 						retries, err := w.exec(gctx, pool, t.next, t.home)
 						done := time.Now()
+						if err != nil {
+							err = fmt.Errorf("%s: %w", redact(cfg.URLs[u]), err)
+						}
 						account(t.next, done.Sub(due), retries, err)
 						// Think time follows the transaction, then the
 						// next card's keying time (clause 5.2.5).
@@ -395,6 +403,7 @@ loop:
 			fmt.Fprintf(out, "Ramp-up done after %s; measuring for %s\n", now.Sub(start).Round(time.Millisecond), cfg.Duration)
 			continue
 		}
+		errs.print(out)
 		ivs := rec.Tick(now)
 		rep.progress(now.Sub(measureStart), errCount.Load(), ivs, now.Sub(measureStart))
 		if !ramping && enc != nil {
@@ -468,6 +477,32 @@ loop:
 		return res, &AuditError{Failed: failed}
 	}
 	return res, nil
+}
+
+// errorLog keeps the latest transaction error for the display loop, which
+// prints it (with how many occurred since) instead of letting executors
+// write to the console concurrently.
+type errorLog struct {
+	mu    sync.Mutex
+	last  error
+	since int
+}
+
+func (l *errorLog) note(err error) {
+	l.mu.Lock()
+	l.last = err
+	l.since++
+	l.mu.Unlock()
+}
+
+func (l *errorLog) print(w io.Writer) {
+	l.mu.Lock()
+	last, n := l.last, l.since
+	l.last, l.since = nil, 0
+	l.mu.Unlock()
+	if last != nil {
+		fmt.Fprintf(w, "%d error(s) since the last line, latest: %v\n", n, last)
+	}
 }
 
 // probe detects the dialect and reads the load's metadata (C-Load).

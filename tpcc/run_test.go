@@ -189,6 +189,45 @@ func TestRunAgainstPostgres(t *testing.T) {
 		}
 	})
 
+	// Errors: without --tolerate-errors the first one stops the run and
+	// names the URL and transaction; with it, they are counted and shown,
+	// and the run goes on. The stock table is renamed away so that every
+	// New-Order fails (a real server error, 42P01).
+	t.Run("errors", func(t *testing.T) {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, `ALTER TABLE stock RENAME TO stock_away`); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if _, err := conn.Exec(ctx, `ALTER TABLE stock_away RENAME TO stock`); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		cfg := RunConfig{URLs: []string{url}, Warehouses: 1, Wait: 0, Workers: 2, Duration: 2 * time.Second, Seed: 1}
+		_, err = Run(ctx, cfg)
+		if err == nil || !strings.Contains(err.Error(), "stopped by an error") ||
+			!strings.Contains(err.Error(), "new-order") || !strings.Contains(err.Error(), "127.0.0.1") {
+			t.Errorf("intolerant run: %v, want it stopped by the new-order error on 127.0.0.1", err)
+		}
+		var out bytes.Buffer
+		cfg.TolerateErrors, cfg.Out = true, &out
+		res, err := Run(ctx, cfg)
+		if err != nil && !errors.As(err, new(*AuditError)) {
+			t.Fatalf("tolerant run: %v", err)
+		}
+		if res.Errors[NewOrderTxn] == 0 || res.Counts[NewOrderTxn] != 0 || res.Counts[PaymentTxn] == 0 {
+			t.Errorf("errors %v counts %v: want New-Order errors only, other transactions done", res.Errors, res.Counts)
+		}
+		if !strings.Contains(out.String(), "error(s) since the last line, latest: ") {
+			t.Errorf("tolerated errors not shown:\n%s", out.String())
+		}
+	})
+
 	// Clause 5.3: response time runs from when the terminal submits, so
 	// waiting for the only connection counts. Ten terminals that hardly
 	// wait share one connection: their mean response time must be several
