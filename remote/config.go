@@ -155,10 +155,19 @@ func (c *sshConfig) resolve(t Target, extraKeys []string) (*endpoint, error) {
 				return nil, fmt.Errorf("host %s: jump host %s: %w", t.Name, spec, err)
 			}
 			hop.name = spec
-			for _, k := range extraKeys {
-				hop.identityFiles = append([]string{expandPath(k, hop)}, hop.identityFiles...)
+			// The target's keys are offered to its jump hosts too (a
+			// bastion usually takes the same key), before the hop's own
+			// ssh_config keys; the defaults only if there is nothing else.
+			own := hop.identityFiles
+			hop.identityFiles = nil
+			for _, k := range explicit {
+				hop.identityFiles = append(hop.identityFiles, expandPath(k, hop))
 			}
-			if len(hop.identityFiles) == len(extraKeys) {
+			for _, k := range own {
+				hop.identityFiles = append(hop.identityFiles, k)
+				hop.optional[k] = true
+			}
+			if len(hop.identityFiles) == 0 {
 				if home, err := os.UserHomeDir(); err == nil {
 					for _, n := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
 						p := filepath.Join(home, ".ssh", n)

@@ -62,6 +62,21 @@ Host db-1
 	if f := strings.Fields(string(res.Stdout)); len(f) != 4 || f[2] != tip || f[3] != tport {
 		t.Errorf("SSH_CONNECTION %q: not the target host", res.Stdout)
 	}
+	// The same through Target fields alone: the target's key must be
+	// offered to the bastion too.
+	direct := l.Targets()[1]
+	direct.ProxyJump = l.User() + "@" + l.Addr(0)
+	s2, err := remote.NewSSH([]remote.Target{direct}, remote.SSHConfig{
+		KnownHostsFiles: []string{l.KnownHostsPath()}, NoAgent: true, SSHConfigFile: "none", DialRetries: -1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if _, err := s2.Run(context.Background(), direct.Name, remote.Cmd{Args: []string{"true"}}); err != nil {
+		t.Fatalf("Target.ProxyJump: %v", err)
+	}
+
 	if err := l.Kill(0); err != nil {
 		t.Fatal(err)
 	}
