@@ -121,7 +121,9 @@ func (s *SSH) bar(name string, size int64) *mpb.Bar {
 	}
 	s.mu.Lock()
 	if s.progress == nil {
-		s.progress = mpb.New(mpb.WithOutput(s.cfg.Progress), mpb.WithWidth(32))
+		// Auto refresh: Progress is only set when bars are wanted (the CLI
+		// sets it for a terminal), so draw even to a non-terminal.
+		s.progress = mpb.New(mpb.WithOutput(s.cfg.Progress), mpb.WithWidth(32), mpb.WithAutoRefresh())
 	}
 	p := s.progress
 	s.mu.Unlock()

@@ -125,3 +125,34 @@ func indexOf(xs []string, x string) int {
 	}
 	return -1
 }
+
+// TestPutProgress draws progress bars (to a buffer) for a transfer over
+// the threshold and checks Close returns once they are done.
+func TestPutProgress(t *testing.T) {
+	l := sshtest.StartT(t, 1)
+	var prog syncBuffer
+	s := newSSH(t, l, func(c *remote.SSHConfig) {
+		c.Progress = &prog
+		c.ProgressMinBytes = 1 << 20
+	})
+	local := filepath.Join(t.TempDir(), "big")
+	writeRandom(t, local, 3<<20)
+	ctx := context.Background()
+	dst := filepath.Join(l.HostDir(0), "big")
+	if err := s.Put(ctx, l.Name(0), remote.Transfer{Local: local, Remote: dst}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Get(ctx, l.Name(0), remote.Transfer{Local: local + ".back", Remote: dst}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Close() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close hung waiting for progress bars")
+	}
+	if !strings.Contains(prog.String(), l.Name(0)+" big") {
+		t.Errorf("no progress bar drawn:\n%q", prog.String())
+	}
+}
