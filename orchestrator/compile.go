@@ -242,6 +242,15 @@ func (c *compiler) importData(st *Stage) {
 // and run differ in timing and in writing histograms.
 func (c *compiler) tpccRun(st *Stage, what string, ramp, duration Duration, histograms bool) {
 	p := c.p
+	if histograms {
+		// Before the common start instant is chosen: every host is
+		// connected, and its clock is compared with this machine's.
+		for _, h := range p.Workload {
+			st.add(Step{Host: h.Name, Kind: Exec, What: "read clock", Probe: "clock",
+				Cmd: remote.Cmd{Args: []string{"date", "+%s.%N"}, Quiet: true}})
+		}
+		st.then()
+	}
 	for i, h := range p.Workload {
 		args := []string{"./benchrig", "tpcc", "run"}
 		if p.TPCC.Partitions > 0 {

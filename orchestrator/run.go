@@ -55,6 +55,9 @@ type Runner struct {
 	// for this one's.
 	JobTag  string
 	JobPoll time.Duration
+	// Observe, if set, is told about every finished Probe step: when it
+	// was sent, when its answer came, and the answer.
+	Observe func(stage string, s Step, sent, received time.Time, res remote.Result)
 
 	shown   map[string]bool // scripts the listing has printed
 	outMu   sync.Mutex
@@ -262,7 +265,11 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n i
 		fmt.Fprintf(r.Journal, "%s\t%s\t%s\n", st.Name, s.Host, strings.ReplaceAll(s.Display(), "\n", "\\n"))
 		r.journMu.Unlock()
 	}
+	sent := time.Now()
 	res, err := r.runStep(ctx, idx, s)
+	if s.Probe != "" && err == nil && r.Observe != nil {
+		r.Observe(st.Name, s, sent, time.Now(), res)
+	}
 	r.log(st.Name, s, res, err)
 	if err != nil {
 		se := &StepError{Stage: st.Name, Host: s.Host, Step: s.What, Err: err, msg: scrub(s.Cmd, err.Error())}
@@ -415,11 +422,29 @@ func (r *Runner) job(ctx context.Context, idx int, s Step) (remote.Result, error
 		return res, err
 	}
 	res.ExitCode = st.ExitCode
+	if _, native := r.Exec.(JobExecutor); !native {
+		// The job's own log becomes the step's output, for the host's
+		// stage log and the report (audit checks, start delay).
+		if out, err := j.Tail(ctx, r.Exec, jobLogLines); err == nil {
+			res.Stdout = []byte(out)
+		}
+	}
 	if st.ExitCode != 0 {
-		tail, _ := j.Tail(ctx, r.Exec, 20)
-		return res, &remote.ExitError{Host: s.Host, Cmd: remote.ShellJoin(s.Cmd), Code: st.ExitCode, StderrTail: tail}
+		return res, &remote.ExitError{Host: s.Host, Cmd: remote.ShellJoin(s.Cmd), Code: st.ExitCode, StderrTail: lastLines(string(res.Stdout), 20)}
 	}
 	return res, nil
+}
+
+// jobLogLines is how much of a finished job's log is kept in the run
+// directory (a 30-minute run logs about 11,000 progress lines).
+const jobLogLines = 50000
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (r *Runner) driveJob(ctx context.Context, j remote.Job, s Step) (remote.JobStatus, error) {

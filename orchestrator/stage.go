@@ -79,6 +79,9 @@ type Step struct {
 	// Positional counts the trailing positional arguments of Cmd (the
 	// connection URLs); flags the runner adds go before them.
 	Positional int
+	// Probe names what an Exec step measures ("clock"); the Runner hands
+	// its timing and output to Observe.
+	Probe string
 }
 
 // LocalHost names this machine in steps.

@@ -29,6 +29,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			resumeCommand(),
 			statusCommand(),
+			reportCommand(),
 			execCommand(),
 			putCommand(),
 			getCommand(),

@@ -4,18 +4,23 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/benchrig/benchrig/orchestrator"
+	"github.com/benchrig/benchrig/orchestrator/report"
 	"github.com/benchrig/benchrig/remote"
 )
 
@@ -240,6 +245,7 @@ func execute(ctx context.Context, out, errOut io.Writer, runDir string, p *orche
 		return err
 	}
 	defer closeEx()
+	clocks := &clockProbes{path: filepath.Join(runDir, report.ClockFile)}
 	r := &orchestrator.Runner{
 		Exec:      ex,
 		Out:       live,
@@ -249,14 +255,83 @@ func execute(ctx context.Context, out, errOut io.Writer, runDir string, p *orche
 		LogDir:    filepath.Join(runDir, "logs"),
 		Journal:   journal,
 		JobTag:    filepath.Base(runDir),
+		Observe:   clocks.observe,
 	}
 	err = r.Run(ctx, stages)
+	// The report is written after every attempt, so a failed run still
+	// shows how far it got; a resumed run rewrites it.
+	md, rerr := report.Write(runDir, p, st, version)
+	if rerr != nil {
+		fmt.Fprintf(errOut, "benchrig: report: %v\n", rerr)
+	}
 	if err != nil {
 		fmt.Fprintf(errOut, "benchrig: the run stopped; finish it with: benchrig resume %s\n", runDir)
 		return err
 	}
 	fmt.Fprintf(out, "run complete: %s\n", runDir)
+	if rerr == nil {
+		fmt.Fprintf(out, "report: %s\n", md)
+	}
 	return nil
+}
+
+// clockProbes collects the "read clock" probes of the run stage into
+// clock.json: the host's clock minus the midpoint of send and receive.
+type clockProbes struct {
+	path string
+	mu   sync.Mutex
+	list []report.ClockOffset
+}
+
+func (c *clockProbes) observe(stage string, s orchestrator.Step, sent, received time.Time, res remote.Result) {
+	if s.Probe != "clock" {
+		return
+	}
+	secs, err := strconv.ParseFloat(strings.TrimSpace(string(res.Stdout)), 64)
+	if err != nil {
+		return
+	}
+	mid := sent.Add(received.Sub(sent) / 2)
+	host := time.Unix(0, int64(secs*1e9))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.list = append(c.list, report.ClockOffset{
+		Host:     s.Host,
+		OffsetMs: float64(host.Sub(mid)) / float64(time.Millisecond),
+		RTTMs:    float64(received.Sub(sent)) / float64(time.Millisecond),
+	})
+	sort.Slice(c.list, func(i, j int) bool { return c.list[i].Host < c.list[j].Host })
+	if data, err := json.MarshalIndent(c.list, "", "  "); err == nil {
+		_ = os.WriteFile(c.path, data, 0o644)
+	}
+}
+
+func reportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "write a run's report again (report.md, report.json, plots)",
+		ArgsUsage: "RUN_DIR",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return withExit(exitUsage, errors.New("report: name one run directory"))
+			}
+			runDir := c.Args().First()
+			st, err := orchestrator.ReadState(filepath.Join(runDir, "state.json"))
+			if err != nil {
+				return err
+			}
+			p, err := loadPlanAt(filepath.Join(runDir, "plan.yaml"), filepath.Dir(st.Plan))
+			if err != nil {
+				return err
+			}
+			md, err := report.Write(runDir, p, st, version)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "report: %s\n", md)
+			return nil
+		},
+	}
 }
 
 // planExecutor sends plan hosts to SSH and LocalHost to this machine,

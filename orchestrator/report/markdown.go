@@ -1,0 +1,126 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Markdown renders the report for people; plots are the SVG files written
+// next to it.
+func Markdown(r *Report, plots []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# benchrig report: %s\n\n", r.Plan)
+	if r.Description != "" {
+		fmt.Fprintf(&b, "%s\n\n", r.Description)
+	}
+	fmt.Fprintf(&b, "- flavor: %s", r.Flavor)
+	if r.Database != "" {
+		fmt.Fprintf(&b, " (%s)", r.Database)
+	}
+	fmt.Fprintf(&b, "\n- benchrig: %s\n- started: %s\n", r.Benchrig, r.Created.Format("2006-01-02 15:04:05 MST"))
+	fmt.Fprintf(&b, "- TPC-C: %d warehouses", r.TPCC.Warehouses)
+	if r.TPCC.ActiveWarehouses > 0 {
+		fmt.Fprintf(&b, " (%d active)", r.TPCC.ActiveWarehouses)
+	}
+	if r.TPCC.Partitions > 0 {
+		fmt.Fprintf(&b, ", %d partitions", r.TPCC.Partitions)
+	}
+	fmt.Fprintf(&b, ", ramp %s, duration %s\n\n", r.TPCC.Ramp, r.TPCC.Duration)
+
+	b.WriteString("## Result\n\n")
+	if res := r.Result; res != nil {
+		verdict := "PASS"
+		if !res.Pass {
+			verdict = "FAIL: " + strings.Join(res.Failures, "; ")
+		}
+		fmt.Fprintf(&b, "| tpmC | efficiency | elapsed | warehouses | verdict |\n|---:|---:|---:|---:|---|\n")
+		fmt.Fprintf(&b, "| %.2f | %.2f %% | %.1f s | %d | %s |\n\n", res.TpmC, res.Efficiency, res.Elapsed, res.Warehouses, verdict)
+		b.WriteString("Efficiency is tpmC / (12.605 × warehouses), as `tpcc-merge-results` computes it.\n\n")
+		b.WriteString("| transaction | count | ops/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, o := range res.Ops {
+			fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", o.Name, o.Count, o.PerSec, o.P50, o.P90, o.P95, o.P99, o.Max)
+		}
+		fmt.Fprintf(&b, "\nMerged from: %s\n\n", strings.Join(res.Files, ", "))
+	} else {
+		b.WriteString("No histogram files were collected: the run stage did not finish.\n\n")
+	}
+	for _, p := range plots {
+		fmt.Fprintf(&b, "![%s](%s)\n\n", strings.TrimSuffix(p, ".svg"), p)
+	}
+
+	if r.StartSkew != nil || len(r.Clock) > 0 {
+		b.WriteString("## Start and clocks\n\n")
+		if s := r.StartSkew; s != nil {
+			fmt.Fprintf(&b, "Workload hosts started the measured run %.3f ms apart (each host's delay after the common --start-at instant, by its own clock):\n\n", s.Spread)
+			hosts := make([]string, 0, len(s.PerHost))
+			for h := range s.PerHost {
+				hosts = append(hosts, h)
+			}
+			sort.Strings(hosts)
+			for _, h := range hosts {
+				fmt.Fprintf(&b, "- %s: %.3f ms\n", h, s.PerHost[h])
+			}
+			b.WriteString("\n")
+		}
+		if len(r.Clock) > 0 {
+			b.WriteString("Clock offsets against the orchestrator (host minus orchestrator, ± half the round trip):\n\n| host | offset ms | round trip ms |\n|---|---:|---:|\n")
+			for _, c := range r.Clock {
+				fmt.Fprintf(&b, "| %s | %.3f | %.3f |\n", c.Host, c.OffsetMs, c.RTTMs)
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	if len(r.Audit) > 0 {
+		b.WriteString("## Audit checks\n\n")
+		for _, a := range r.Audit {
+			fmt.Fprintf(&b, "%s:\n\n", a.Host)
+			for _, c := range a.Checks {
+				fmt.Fprintf(&b, "- %s\n", c)
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	b.WriteString("## Stages\n\n| stage | status | hosts | failed | seconds |\n|---|---|---:|---:|---:|\n")
+	for _, s := range r.Stages {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.1f |\n", s.Name, s.Status, s.Hosts, s.Failures, s.Seconds)
+	}
+	b.WriteString("\n## Topology\n\n")
+	fmt.Fprintf(&b, "%d database nodes", len(r.Topology.Nodes))
+	if r.Topology.Racks > 0 {
+		fmt.Fprintf(&b, " in %d racks", r.Topology.Racks)
+	}
+	fmt.Fprintf(&b, ", %d workload hosts.\n\n| host | role | address | rack | partitions |\n|---|---|---|---:|---|\n", len(r.Topology.Workload))
+	for _, n := range r.Topology.Nodes {
+		rack := "-"
+		if n.Rack >= 0 {
+			rack = fmt.Sprint(n.Rack)
+		}
+		fmt.Fprintf(&b, "| %s | node | %s | %s | |\n", n.Name, n.Addr, rack)
+	}
+	for _, w := range r.Topology.Workload {
+		parts := make([]string, len(w.Partitions))
+		for i, p := range w.Partitions {
+			parts[i] = fmt.Sprint(p)
+		}
+		fmt.Fprintf(&b, "| %s | workload | | | %s |\n", w.Name, strings.Join(parts, ","))
+	}
+	if len(r.Settings) > 0 || r.License != "" {
+		b.WriteString("\n## Settings\n\n")
+		for _, s := range r.Settings {
+			fmt.Fprintf(&b, "- `%s` = `%s`\n", s.Name, s.Value)
+		}
+		if r.License != "" {
+			fmt.Fprintf(&b, "- licence: %s\n", r.License)
+		}
+	}
+	if len(r.Problems) > 0 {
+		b.WriteString("\n## Problems reading the run\n\n")
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "- %s\n", p)
+		}
+	}
+	return b.String()
+}
