@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	sshconfig "github.com/kevinburke/ssh_config"
 )
@@ -42,7 +44,15 @@ func (e *endpoint) key() string {
 // sshConfig is the user's parsed ssh_config, or nothing.
 type sshConfig struct {
 	path string
-	cfg  *sshconfig.Config // nil: no file
+	cfg  *sshconfig.Config // nil: no file, or resolved by ssh -G
+	// viaSSHG is set when the parser could not read the file (Match
+	// final / Match exec, which kevinburke/ssh_config rejects) but
+	// OpenSSH is installed: each host is then resolved by `ssh -G`,
+	// OpenSSH's own fully evaluated configuration.
+	viaSSHG bool
+	warning string
+	mu      sync.Mutex
+	gCache  map[string]map[string][]string
 }
 
 // loadSSHConfig reads path; "" means ~/.ssh/config if it exists, "none"
@@ -71,12 +81,51 @@ func loadSSHConfig(path string) (*sshConfig, error) {
 	defer f.Close()
 	cfg, err := sshconfig.Decode(f)
 	if err != nil {
-		return nil, fmt.Errorf("ssh config %s cannot be parsed (%w); fix it, or pass --ssh-config none (or another file)", path, err)
+		if _, lookErr := exec.LookPath("ssh"); lookErr == nil {
+			return &sshConfig{path: path, viaSSHG: true, gCache: map[string]map[string][]string{},
+				warning: fmt.Sprintf("ssh config %s: %v; resolving hosts with `ssh -G` instead", path, err)}, nil
+		}
+		return nil, fmt.Errorf("ssh config %s cannot be parsed (%w) and OpenSSH's ssh is not installed to resolve it; fix it, or pass --ssh-config none (or another file)", path, err)
 	}
 	return &sshConfig{path: path, cfg: cfg}, nil
 }
 
+// sshG returns `ssh -G -F path alias` as key → values (keys lower case).
+func (c *sshConfig) sshG(alias string) (map[string][]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m, ok := c.gCache[alias]; ok {
+		return m, nil
+	}
+	if strings.HasPrefix(alias, "-") {
+		return nil, fmt.Errorf("host alias %q starts with '-'", alias)
+	}
+	var stderr strings.Builder
+	cmd := exec.Command("ssh", "-G", "-F", c.path, alias)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("ssh -G -F %s %s: %w: %s", c.path, alias, err, strings.TrimSpace(stderr.String()))
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if ok {
+			m[strings.ToLower(k)] = append(m[strings.ToLower(k)], v)
+		}
+	}
+	c.gCache[alias] = m
+	return m, nil
+}
+
 func (c *sshConfig) get(alias, key string) (string, error) {
+	if c.viaSSHG {
+		m, err := c.sshG(alias)
+		if err != nil || len(m[strings.ToLower(key)]) == 0 {
+			return "", err
+		}
+		return m[strings.ToLower(key)][0], nil
+	}
 	if c.cfg == nil {
 		return "", nil
 	}
@@ -88,6 +137,10 @@ func (c *sshConfig) get(alias, key string) (string, error) {
 }
 
 func (c *sshConfig) getAll(alias, key string) ([]string, error) {
+	if c.viaSSHG {
+		m, err := c.sshG(alias)
+		return m[strings.ToLower(key)], err
+	}
 	if c.cfg == nil {
 		return nil, nil
 	}

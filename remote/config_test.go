@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,7 +102,6 @@ func TestSSHConfigErrors(t *testing.T) {
 		tgt  remote.Target
 		want string
 	}{
-		{"unparsable ssh_config", remote.SSHConfig{SSHConfigFile: bad}, remote.Target{Name: "a", IdentityFiles: []string{key}}, bad},
 		{"explicit ssh_config missing", remote.SSHConfig{SSHConfigFile: unreadable}, remote.Target{Name: "a"}, unreadable},
 		{"identity that does not parse", remote.SSHConfig{SSHConfigFile: "none"}, remote.Target{Name: "a", IdentityFiles: []string{key}}, key},
 		{"identity missing", remote.SSHConfig{SSHConfigFile: "none"}, remote.Target{Name: "a", IdentityFiles: []string{key + ".nope"}}, key + ".nope"},
@@ -117,5 +117,40 @@ func TestSSHConfigErrors(t *testing.T) {
 			}
 		})
 	}
-	_ = sshtest.SSHD
+	t.Run("unparsable ssh_config without OpenSSH to resolve it", func(t *testing.T) {
+		t.Setenv("PATH", "")
+		_, err := remote.NewSSH([]remote.Target{{Name: "a"}}, remote.SSHConfig{SSHConfigFile: bad, KnownHostsFiles: []string{kh}, NoAgent: true})
+		if err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("err = %v, want one naming %s", err, bad)
+		}
+	})
+}
+
+// TestSSHConfigViaSSHG: a config the Go parser rejects (Match exec) is
+// resolved by OpenSSH itself (ssh -G), with a warning saying so.
+func TestSSHConfigViaSSHG(t *testing.T) {
+	if _, err := exec.LookPath("ssh"); err != nil {
+		t.Skip("OpenSSH client not installed")
+	}
+	l := sshtest.StartT(t, 1)
+	ip, port, _ := strings.Cut(l.Addr(0), ":")
+	cfgPath := filepath.Join(t.TempDir(), "config")
+	cfg := fmt.Sprintf("Match exec \"true\"\n\tServerAliveInterval 30\n\nHost lab\n\tHostName %s\n\tPort %s\n\tUser %s\n\tIdentityFile %s\n",
+		ip, port, l.User(), l.IdentityPath())
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := remote.NewSSH([]remote.Target{{Name: "n1", Host: "lab"}}, remote.SSHConfig{
+		KnownHostsFiles: []string{l.KnownHostsPath()}, NoAgent: true, SSHConfigFile: cfgPath,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if w := strings.Join(s.Warnings(), "\n"); !strings.Contains(w, "ssh -G") || !strings.Contains(w, cfgPath) {
+		t.Errorf("warnings %q: want one about ssh -G", w)
+	}
+	if _, err := s.Run(context.Background(), "n1", remote.Cmd{Args: []string{"true"}}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -221,6 +221,11 @@ func NewSSH(targets []Target, cfg SSHConfig) (*SSH, error) {
 		s.names = append(s.names, e.name)
 	}
 	s.console = NewConsole(cfg.Output, s.names)
+	if sc.warning != "" {
+		a.mu.Lock()
+		a.warnings = append([]string{sc.warning}, a.warnings...)
+		a.mu.Unlock()
+	}
 	return s, nil
 }
 
@@ -232,7 +237,8 @@ func (s *SSH) Hosts() []string { return append([]string(nil), s.names...) }
 func (s *SSH) Console() *Console { return s.console }
 
 // Warnings are problems that did not stop the executor: identity files
-// from ssh_config or ~/.ssh that could not be used, an unreachable agent.
+// from ssh_config or ~/.ssh that could not be used, an unreachable agent,
+// an ssh_config only `ssh -G` could read.
 func (s *SSH) Warnings() []string {
 	s.auth.mu.Lock()
 	defer s.auth.mu.Unlock()
