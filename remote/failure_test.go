@@ -255,3 +255,30 @@ func TestDialLimiterUnderMaxStartups(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTimeoutEscalatesToKill: a command that ignores SIGTERM is killed
+// after the grace period (2s in newSSH), not waited for.
+func TestTimeoutEscalatesToKill(t *testing.T) {
+	l := sshtest.StartT(t, 1)
+	s := newSSH(t, l, nil)
+	pidFile := filepath.Join(l.HostDir(0), "stubborn.pid")
+	start := time.Now()
+	_, err := s.Run(context.Background(), l.Name(0), remote.Cmd{
+		Args:    []string{"sh", "-c", `trap "" TERM; echo $$ >"$1"; exec sleep 30`, "sh", pidFile},
+		Timeout: 300 * time.Millisecond,
+	})
+	if !errors.As(err, new(*remote.TimeoutError)) {
+		t.Fatalf("err = %v, want *remote.TimeoutError", err)
+	}
+	if d := time.Since(start); d > 6*time.Second {
+		t.Errorf("took %v: SIGKILL did not follow the grace period", d)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := os.Stat("/proc/" + strings.TrimSpace(string(b))); err == nil {
+		t.Errorf("the TERM-ignoring process %s is still alive", b)
+	}
+}
