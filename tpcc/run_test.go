@@ -160,7 +160,7 @@ func TestRunAgainstPostgres(t *testing.T) {
 		if err != nil && !errors.As(err, new(*AuditError)) {
 			t.Fatalf("run: %v\n%s", err, out.String())
 		}
-		for _, want := range []string{"Waiting ", "for --start-at", "Started ", "Ramp-up done after 2."} {
+		for _, want := range []string{"Waiting ", "for --start-at", "Started ", "Ramp-up done after 2"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("output lacks %q:\n%s", want, out.String())
 			}
