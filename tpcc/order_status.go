@@ -23,7 +23,8 @@ WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3`
 )
 
 // orderStatus runs clause 2.6.2 in a read-only transaction, so that the
-// customer, order and lines come from one snapshot.
+// customer, order and lines come from one snapshot: 2 round trips by
+// C_ID, 3 by last name.
 func (w *worker) orderStatus(ctx context.Context, db txBeginner, home warehouseDistrict) (retries int, err error) {
 	r := w.rng
 	wID, dID := home.wID, int32(r.Int(1, 10)) // 2.6.1.2
@@ -35,37 +36,57 @@ func (w *worker) orderStatus(ctx context.Context, db txBeginner, home warehouseD
 	} else {
 		cID = int32(r.CustomerID(w.constants))
 	}
-	retries, err = w.inTx(ctx, db, w.roOptions, func(tx pgx.Tx) error {
+	retries, err = w.inPipe(ctx, db, w.roBegin, func(tx *pipeTx) error {
 		id := cID
 		if byName {
-			var err error
-			if id, err = w.customerByName(ctx, tx, osByNameSQL, wID, dID, cLast); err != nil {
+			var b0 pgx.Batch
+			ids := w.ids[:0]
+			b0.Queue(osByNameSQL, wID, dID, cLast).Query(func(rows pgx.Rows) error {
+				var id int32
+				_, err := pgx.ForEachRow(rows, []any{&id}, func() error { ids = append(ids, id); return nil })
 				return err
+			})
+			if err := tx.send(ctx, &b0, false); err != nil {
+				return fmt.Errorf("customers named %s: %w", cLast, err)
 			}
+			w.ids = ids
+			if len(ids) == 0 {
+				return fmt.Errorf("no customer named %s", cLast)
+			}
+			id = ids[(len(ids)-1)/2] // position ceil(n/2), clause 2.6.2.2
 		}
 		var balance float64
 		var first, middle, last string
-		if err := tx.QueryRow(ctx, osCustomerSQL, wID, dID, id).Scan(&balance, &first, &middle, &last); err != nil {
-			return fmt.Errorf("customer %d: %w", id, err)
-		}
 		var oID int32
 		var entry time.Time
 		var carrier *int32
-		err := tx.QueryRow(ctx, osOrderSQL, wID, dID, id).Scan(&oID, &entry, &carrier)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil // a customer may have no order yet; nothing to list
+		hasOrder := true
+		var b pgx.Batch
+		b.Queue(osCustomerSQL, wID, dID, id).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&balance, &first, &middle, &last)
+		})
+		b.Queue(osOrderSQL, wID, dID, id).QueryRow(func(row pgx.Row) error {
+			err := row.Scan(&oID, &entry, &carrier)
+			if errors.Is(err, pgx.ErrNoRows) {
+				hasOrder = false // a customer may have no order yet
+				return nil
+			}
+			return err
+		})
+		if err := tx.send(ctx, &b, false); err != nil {
+			return fmt.Errorf("customer %d and last order: %w", id, err)
 		}
-		if err != nil {
-			return fmt.Errorf("last order of customer %d: %w", id, err)
+		var b2 pgx.Batch
+		if hasOrder {
+			b2.Queue(osLinesSQL, wID, dID, oID).Query(func(rows pgx.Rows) error {
+				var item, supply, qty int32
+				var amount float64
+				var delivered *time.Time
+				_, err := pgx.ForEachRow(rows, []any{&item, &supply, &qty, &amount, &delivered}, func() error { return nil })
+				return err
+			})
 		}
-		rows, err := tx.Query(ctx, osLinesSQL, wID, dID, oID)
-		if err != nil {
-			return fmt.Errorf("lines of order %d: %w", oID, err)
-		}
-		var item, supply, qty int32
-		var amount float64
-		var delivered *time.Time
-		if _, err := pgx.ForEachRow(rows, []any{&item, &supply, &qty, &amount, &delivered}, func() error { return nil }); err != nil {
+		if err := tx.send(ctx, &b2, true); err != nil {
 			return fmt.Errorf("lines of order %d: %w", oID, err)
 		}
 		return nil

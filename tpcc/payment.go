@@ -128,22 +128,3 @@ func (w *worker) payment(ctx context.Context, db txBeginner, home warehouseDistr
 	}
 	return retries, nil
 }
-
-// customerByName returns the C_ID at position ceil(n/2) of the customers
-// with this last name ordered by C_FIRST (clauses 2.5.2.2, 2.6.2.2).
-func (w *worker) customerByName(ctx context.Context, tx pgx.Tx, sql string, wID, dID int32, last string) (int32, error) {
-	ids := w.ids[:0]
-	rows, err := tx.Query(ctx, sql, wID, dID, last)
-	if err != nil {
-		return 0, fmt.Errorf("customers named %s in %d/%d: %w", last, wID, dID, err)
-	}
-	var id int32
-	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { ids = append(ids, id); return nil }); err != nil {
-		return 0, fmt.Errorf("customers named %s in %d/%d: %w", last, wID, dID, err)
-	}
-	w.ids = ids
-	if len(ids) == 0 {
-		return 0, fmt.Errorf("no customer named %s in %d/%d", last, wID, dID)
-	}
-	return ids[(len(ids)-1)/2], nil
-}

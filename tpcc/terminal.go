@@ -15,7 +15,6 @@ import (
 // txBeginner is what a transaction needs from a connection pool
 // (*pgxpool.Pool satisfies it).
 type txBeginner interface {
-	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	Acquire(ctx context.Context) (*pgxpool.Conn, error)
 }
@@ -35,9 +34,8 @@ type worker struct {
 	constants  Constants // C-Run (clause 2.1.6)
 	warehouses int       // W: remote warehouses are drawn from 1..W
 	maxRetries int
-	rwOptions  pgx.TxOptions
-	roOptions  pgx.TxOptions
-	rwBegin    string // BEGIN statement matching rwOptions, for pipelined transactions
+	rwBegin    string // BEGIN statements matching rwOptions and roOptions, for pipelined transactions
+	roBegin    string
 	stockSQL   [11]string
 	cnt        *atomic.Pointer[counters]
 
@@ -51,7 +49,7 @@ type worker struct {
 func newWorker(rng *Rand, c Constants, warehouses, maxRetries int, rw, ro pgx.TxOptions, cnt *atomic.Pointer[counters]) *worker {
 	return &worker{
 		rng: rng, constants: c, warehouses: warehouses, maxRetries: maxRetries,
-		rwOptions: rw, roOptions: ro, rwBegin: beginSQL(rw), stockSQL: noStockSQL(), cnt: cnt,
+		rwBegin: beginSQL(rw), roBegin: beginSQL(ro), stockSQL: noStockSQL(), cnt: cnt,
 		no: newOrderScratch{stock: make(map[[2]int32]stockRow, 16)},
 	}
 }
@@ -83,26 +81,6 @@ func (w *worker) exec(ctx context.Context, db txBeginner, t TxnType, home wareho
 		return w.stockLevel(ctx, db, home)
 	}
 	return 0, fmt.Errorf("unknown transaction type %d", t)
-}
-
-// inTx runs fn in a transaction, retrying serialization failures.
-func (w *worker) inTx(ctx context.Context, db txBeginner, opts pgx.TxOptions, fn func(pgx.Tx) error) (int, error) {
-	return w.retry(ctx, func() error {
-		tx, err := db.BeginTx(ctx, opts)
-		if err != nil {
-			return fmt.Errorf("begin: %w", err)
-		}
-		if err := fn(tx); err != nil {
-			// Rollback's error adds nothing: the connection is discarded
-			// by the pool if the rollback failed.
-			_ = tx.Rollback(ctx)
-			return err
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return fmt.Errorf("commit: %w", err)
-		}
-		return nil
-	})
 }
 
 // beginSQL is the BEGIN statement for opts.
