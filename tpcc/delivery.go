@@ -31,7 +31,7 @@ AND c_id = (SELECT o_c_id FROM "order" WHERE o_w_id = $1 AND o_d_id = $2 AND o_i
 // then the whole business transaction, stricter than the queueing
 // acknowledgement clause 5.2.5.7 limits, and the same as CockroachDB's
 // workload measures.
-func (w *worker) delivery(ctx context.Context, db txBeginner, home warehouseDistrict) (retries int, err error) {
+func (w *worker) delivery(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
 	wID := home.wID
 	carrier := int32(w.rng.Int(1, 10)) // 2.7.1.2: O_CARRIER_ID random within [1 .. 10]
 	var skipped int

@@ -131,7 +131,7 @@ type stockRow struct {
 
 // newOrder runs clause 2.4.2. It returns errNewOrderRollback for the 1%
 // rollback, which the caller counts as a completed New-Order.
-func (w *worker) newOrder(ctx context.Context, db txBeginner, home warehouseDistrict) (retries int, err error) {
+func (w *worker) newOrder(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
 	s := &w.no
 	in := &s.in
 	w.drawNewOrder(in, home)

@@ -67,7 +67,7 @@ FROM warehouse, district WHERE w_id = $5 AND d_w_id = $5 AND d_id = $4`
 )
 
 // payment runs clause 2.5.2.
-func (w *worker) payment(ctx context.Context, db txBeginner, home warehouseDistrict) (retries int, err error) {
+func (w *worker) payment(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
 	in := w.drawPayment(home)
 	retries, err = w.inPipe(ctx, db, w.rwBegin, func(tx *pipeTx) error {
 		cID := in.cID

@@ -12,9 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// txBeginner is what a transaction needs from a connection pool
+// connPool is what a transaction needs from a connection pool
 // (*pgxpool.Pool satisfies it).
-type txBeginner interface {
+type connPool interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	Acquire(ctx context.Context) (*pgxpool.Conn, error)
 }
@@ -67,7 +67,7 @@ func (w *worker) otherWarehouse(home int32) int32 {
 }
 
 // exec runs one transaction of type t for a terminal at home.
-func (w *worker) exec(ctx context.Context, db txBeginner, t TxnType, home warehouseDistrict) (retries int, err error) {
+func (w *worker) exec(ctx context.Context, db connPool, t TxnType, home warehouseDistrict) (retries int, err error) {
 	switch t {
 	case NewOrderTxn:
 		return w.newOrder(ctx, db, home)
@@ -133,7 +133,7 @@ func (p *pipeTx) send(ctx context.Context, b *pgx.Batch, commit bool) error {
 // inPipe runs fn in a pipelined transaction on a pooled connection,
 // retrying serialization failures. fn must end with a committing send or
 // return an error, which rolls back.
-func (w *worker) inPipe(ctx context.Context, db txBeginner, begin string, fn func(*pipeTx) error) (int, error) {
+func (w *worker) inPipe(ctx context.Context, db connPool, begin string, fn func(*pipeTx) error) (int, error) {
 	return w.retry(ctx, func() error {
 		c, err := db.Acquire(ctx)
 		if err != nil {
