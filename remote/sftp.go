@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/pkg/sftp"
 	"github.com/vbauerster/mpb/v8"
@@ -49,9 +50,10 @@ fi
 chmod "$3" -- "$1"
 mv -f -- "$1" "$2"`
 
-// remoteSHA256 hashes a file on the host.
+// remoteSHA256 hashes a file on the host, in a session slot its caller
+// (a transfer) holds.
 func (s *SSH) remoteSHA256(ctx context.Context, host, p string) (string, error) {
-	res, err := s.run(ctx, host, Cmd{Args: []string{"sh", "-c", hashScript, "sh", p}}, false)
+	res, err := s.run(ctx, host, Cmd{Args: []string{"sh", "-c", hashScript, "sh", p}}, false, true)
 	if err != nil {
 		return "", err
 	}
@@ -62,42 +64,45 @@ func (s *SSH) remoteSHA256(ctx context.Context, host, p string) (string, error) 
 	return sum, nil
 }
 
-// sftpClient opens an SFTP channel on host's connection, tuned for
-// throughput: concurrent writes (off by default in pkg/sftp; without them
-// uploads run at a third of OpenSSH's speed) and 64 requests in flight.
-func (s *SSH) sftpClient(ctx context.Context, host string) (*sftp.Client, func(), error) {
+// sftpClient takes two of host's session slots (the SFTP channel and the
+// exec that hashes the file) and opens an SFTP channel, tuned for
+// throughput: concurrent writes (off by default in pkg/sftp; without
+// them uploads run at a third of OpenSSH's speed) and 64 requests in
+// flight. closeSFTP closes the channel (idempotent); release gives the
+// slots back.
+func (s *SSH) sftpClient(ctx context.Context, host string) (sc *sftp.Client, closeSFTP, release func(), err error) {
 	e, err := s.endpoint(host)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	c, err := s.hostConn(e)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	select {
-	case c.sessions <- struct{}{}:
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
+	if err := c.sessions.Acquire(ctx, 2); err != nil {
+		return nil, nil, nil, err
 	}
-	release := func() { <-c.sessions }
+	release = func() { c.sessions.Release(2) }
 	cl, err := s.client(ctx, c)
 	if err != nil {
 		release()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	sc, err := sftp.NewClient(cl,
+	sc, err = sftp.NewClient(cl,
 		sftp.UseConcurrentWrites(true),
 		sftp.UseConcurrentReads(true),
 		sftp.MaxConcurrentRequestsPerFile(64),
 	)
 	if err != nil {
 		release()
-		return nil, nil, &TransportError{Host: host, Op: "sftp", Err: err}
+		return nil, nil, nil, &TransportError{Host: host, Op: "sftp", Err: err}
 	}
 	// Closing the client ends a transfer blocked on a dead peer when ctx
 	// ends; pkg/sftp has no context support of its own.
 	stop := context.AfterFunc(ctx, func() { sc.Close() })
-	return sc, func() { stop(); sc.Close(); release() }, nil
+	var once sync.Once
+	closeSFTP = func() { once.Do(func() { stop(); sc.Close() }) }
+	return sc, closeSFTP, release, nil
 }
 
 // sftpErr classifies an SFTP failure: a status the server sent
@@ -174,15 +179,12 @@ func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 		localSum <- sumResult{sum, err}
 	}()
 
-	sc, done, err := s.sftpClient(ctx, host)
+	sc, closeSFTP, release, err := s.sftpClient(ctx, host)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if done != nil {
-			done()
-		}
-	}()
+	defer release()
+	defer closeSFTP()
 	if rst, err := sc.Stat(t.Remote); err == nil && rst.Mode().IsRegular() && rst.Size() == st.Size() {
 		rsum, rerr := s.remoteSHA256(ctx, host, t.Remote)
 		ls := <-localSum
@@ -228,22 +230,22 @@ func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 		_ = sc.Remove(tmp) // best effort; the connection may be gone
 		return sftpErr(ctx, host, op+": write "+tmp, err)
 	}
-	done()
-	done = nil
+	closeSFTP()
 	ls := <-localSum
 	if ls.err != nil {
 		s.quietRemove(ctx, host, tmp)
 		return fmt.Errorf("host %s: %s: %w", host, op, ls.err)
 	}
-	_, err = s.run(ctx, host, Cmd{Args: []string{"sh", "-c", finishUpload, "sh", tmp, t.Remote, fmt.Sprintf("%04o", mode.Perm()), ls.sum}}, false)
+	_, err = s.run(ctx, host, Cmd{Args: []string{"sh", "-c", finishUpload, "sh", tmp, t.Remote, fmt.Sprintf("%04o", mode.Perm()), ls.sum}}, false, true)
 	if err != nil {
 		return fmt.Errorf("host %s: %s: verify and rename: %w", host, op, err)
 	}
 	return nil
 }
 
+// quietRemove removes p on host, in a slot the caller holds.
 func (s *SSH) quietRemove(ctx context.Context, host, p string) {
-	_, _ = s.run(ctx, host, Cmd{Args: []string{"rm", "-f", "--", p}}, false)
+	_, _ = s.run(ctx, host, Cmd{Args: []string{"rm", "-f", "--", p}}, false, true)
 }
 
 // Get downloads t.Remote to t.Local over SFTP (concurrent reads), via a
@@ -254,11 +256,12 @@ func (s *SSH) quietRemove(ctx context.Context, host, p string) {
 // overwriting another's.
 func (s *SSH) Get(ctx context.Context, host string, t Transfer) error {
 	op := "get " + t.String()
-	sc, done, err := s.sftpClient(ctx, host)
+	sc, closeSFTP, release, err := s.sftpClient(ctx, host)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer release()
+	defer closeSFTP()
 	rf, err := sc.Open(t.Remote)
 	if err != nil {
 		return sftpErr(ctx, host, op, err)

@@ -156,3 +156,30 @@ func TestPutProgress(t *testing.T) {
 		t.Errorf("no progress bar drawn:\n%q", prog.String())
 	}
 }
+
+// TestConcurrentTransfersOneHost: more transfers to one host than it has
+// session slots, twice (the second round takes the skip path, which
+// hashes while the SFTP channel is open): none may deadlock.
+func TestConcurrentTransfersOneHost(t *testing.T) {
+	l := sshtest.StartT(t, 1)
+	s := newSSH(t, l, nil)
+	local := filepath.Join(t.TempDir(), "f")
+	writeRandom(t, local, 256<<10)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for round := 0; round < 2; round++ {
+		names := make([]string, 12)
+		for i := range names {
+			names[i] = filepath.Join(l.HostDir(0), "conc", string(rune('a'+i)))
+		}
+		outs := remote.Each(ctx, names, 0, func(ctx context.Context, dst string) error {
+			if err := s.Put(ctx, l.Name(0), remote.Transfer{Local: local, Remote: dst}); err != nil {
+				return err
+			}
+			return s.Get(ctx, l.Name(0), remote.Transfer{Local: dst + ".back", Remote: dst})
+		})
+		if err := remote.Failed(outs); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/vbauerster/mpb/v8"
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/sync/semaphore"
 )
 
 // Defaults of SSHConfig, chosen for OpenSSH's own defaults.
@@ -158,8 +159,11 @@ type SSH struct {
 
 // hostConn is the one connection to a host (or jump host).
 type hostConn struct {
-	ep       *endpoint
-	sessions chan struct{} // session slots
+	ep *endpoint
+	// sessions counts session slots: a command takes one, a transfer two
+	// (its SFTP channel plus the exec that hashes the file), acquired at
+	// once so concurrent transfers cannot deadlock holding one each.
+	sessions *semaphore.Weighted
 
 	mu     sync.Mutex // held while dialing: one connection per host
 	client *ssh.Client
@@ -286,7 +290,7 @@ func (s *SSH) hostConn(e *endpoint) (*hostConn, error) {
 	}
 	c, ok := s.conns[e.key()]
 	if !ok {
-		c = &hostConn{ep: e, sessions: make(chan struct{}, s.cfg.SessionsPerHost)}
+		c = &hostConn{ep: e, sessions: semaphore.NewWeighted(int64(s.cfg.SessionsPerHost))}
 		s.conns[e.key()] = c
 	}
 	return c, nil
@@ -470,18 +474,20 @@ func (s *SSH) keepalive(c *hostConn, cl *ssh.Client, dead <-chan struct{}) {
 }
 
 // session opens a session on host's connection, holding one of its
-// session slots until release is called.
-func (s *SSH) session(ctx context.Context, e *endpoint) (*ssh.Session, *hostConn, func(), error) {
+// session slots until release is called; held means the caller (a
+// transfer) already holds one for it.
+func (s *SSH) session(ctx context.Context, e *endpoint, held bool) (*ssh.Session, *hostConn, func(), error) {
 	c, err := s.hostConn(e)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	select {
-	case c.sessions <- struct{}{}:
-	case <-ctx.Done():
-		return nil, nil, nil, ctx.Err()
+	release := func() {}
+	if !held {
+		if err := c.sessions.Acquire(ctx, 1); err != nil {
+			return nil, nil, nil, err
+		}
+		release = func() { c.sessions.Release(1) }
 	}
-	release := func() { <-c.sessions }
 	for attempt := 0; ; attempt++ {
 		cl, err := s.client(ctx, c)
 		if err != nil {
@@ -522,10 +528,12 @@ var errCmdTimeout = errors.New("command timeout")
 // then SIGKILL after KillGrace, and its session is closed (closing alone
 // would leave a non-pty command running).
 func (s *SSH) Run(ctx context.Context, host string, c Cmd) (Result, error) {
-	return s.run(ctx, host, c, !c.Quiet)
+	return s.run(ctx, host, c, !c.Quiet, false)
 }
 
-func (s *SSH) run(ctx context.Context, host string, c Cmd, live bool) (Result, error) {
+// run is Run with the live console optional and, for a transfer's own
+// commands, the session slot already held.
+func (s *SSH) run(ctx context.Context, host string, c Cmd, live, held bool) (Result, error) {
 	start := time.Now()
 	res := Result{Host: host, ExitCode: -1}
 	e, err := s.endpoint(host)
@@ -542,7 +550,7 @@ func (s *SSH) run(ctx context.Context, host string, c Cmd, live bool) (Result, e
 		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout, errCmdTimeout)
 		defer cancel()
 	}
-	sess, hc, release, err := s.session(ctx, e)
+	sess, hc, release, err := s.session(ctx, e, held)
 	if err != nil {
 		res.Duration = time.Since(start)
 		return res, s.stopped(ctx, host, line, c, nil, err)
