@@ -17,6 +17,7 @@ import (
 // exactly the conditions that invariant feeds fail. Each condition fails
 // in at least one case, so a check that always passes cannot pass here.
 func TestCheckDetectsViolations(t *testing.T) {
+	t.Parallel()
 	s := pgtest.Start(t, pgtest.NoSync())
 	ctx := context.Background()
 	tmpl := s.CreateDatabase(t, "tmpl")
@@ -40,66 +41,73 @@ func TestCheckDetectsViolations(t *testing.T) {
 	defer admin.Close(ctx)
 
 	const k = "ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 1 AND ol_number = 1"
-	for i, tc := range []struct {
-		name   string
-		break_ []string
-		fail   []int
-		skip11 bool
-	}{
-		{"none", nil, nil, false},
-		{"w_ytd", []string{"UPDATE warehouse SET w_ytd = w_ytd + 1"}, []int{1, 8}, false},
-		{"d_next_o_id", []string{"UPDATE district SET d_next_o_id = 3005 WHERE d_w_id = 1 AND d_id = 1"}, []int{2}, true},
-		{"new_order gap", []string{"DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 1 AND no_o_id = 2500"}, []int{3, 5, 11}, false},
-		{"new_order lowest", []string{"DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 1 AND no_o_id = 2101"}, []int{5, 11}, false},
-		{"order_line missing", []string{"DELETE FROM order_line WHERE " + k}, []int{4, 6}, false},
-		{"o_ol_cnt swapped", []string{
-			`UPDATE "order" SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 1`,
-			`UPDATE "order" SET o_ol_cnt = o_ol_cnt - 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 2`}, []int{6}, false},
-		{"ol_delivery_d", []string{"UPDATE order_line SET ol_delivery_d = NULL WHERE " + k}, []int{7}, false},
-		{"history warehouse", []string{"UPDATE history SET h_w_id = 2 WHERE ctid = (SELECT min(ctid) FROM history)"}, []int{8, 9}, false},
-		{"history district", []string{"UPDATE history SET h_d_id = h_d_id % 10 + 1 WHERE ctid = (SELECT min(ctid) FROM history)"}, []int{9}, false},
-		{"c_balance", []string{"UPDATE customer SET c_balance = c_balance + 1, c_ytd_payment = c_ytd_payment - 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 1"}, []int{10}, false},
-		{"c_ytd_payment", []string{"UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 7"}, []int{12}, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			db := fmt.Sprintf("case%d", i)
-			if _, err := admin.Exec(ctx, "CREATE DATABASE "+db+" TEMPLATE tmpl"); err != nil {
-				t.Fatal(err)
-			}
-			conn, err := pgx.Connect(ctx, s.URL(db))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
-			for _, q := range tc.break_ {
-				if tag, err := conn.Exec(ctx, q); err != nil || tag.RowsAffected() != 1 && !strings.HasPrefix(q, "UPDATE warehouse") {
-					t.Fatalf("%s: %v (%v)", q, err, tag)
-				}
-			}
-			var out bytes.Buffer
-			res, err := Check(ctx, conn, CheckOptions{Expensive: true, Out: &out})
-			var failed []int
-			for _, r := range res {
-				if r.Verdict == Fail {
-					failed = append(failed, r.Condition.Number)
-				}
-				if r.Condition.Number == 11 && (r.Verdict == Skip) != tc.skip11 {
-					t.Errorf("condition 11 verdict %s, want skip=%v", r.Verdict, tc.skip11)
-				}
-			}
-			if !slices.Equal(failed, tc.fail) {
-				t.Errorf("failed conditions %v, want %v\n%s", failed, tc.fail, out.String())
-			}
-			if (err != nil) != (len(tc.fail) > 0) || (err != nil && !IsViolation(err)) {
-				t.Errorf("Check error %v, want a ViolationError iff a condition fails", err)
-			}
-			for _, n := range tc.fail {
-				if !strings.Contains(out.String(), fmt.Sprintf("check %d ", n)) || !strings.Contains(out.String(), ": FAIL (") {
-					t.Errorf("report lacks a FAIL line for %d:\n%s", n, out.String())
-				}
-			}
-		})
+	// One clone per case, made up front (a template must have no other
+	// sessions); the cases then run in parallel inside one group, which
+	// returns when all are done.
+	for i := 0; i < 12; i++ {
+		if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE case%d TEMPLATE tmpl", i)); err != nil {
+			t.Fatal(err)
+		}
 	}
+	t.Run("cases", func(t *testing.T) {
+		for i, tc := range []struct {
+			name   string
+			break_ []string
+			fail   []int
+			skip11 bool
+		}{
+			{"none", nil, nil, false},
+			{"w_ytd", []string{"UPDATE warehouse SET w_ytd = w_ytd + 1"}, []int{1, 8}, false},
+			{"d_next_o_id", []string{"UPDATE district SET d_next_o_id = 3005 WHERE d_w_id = 1 AND d_id = 1"}, []int{2}, true},
+			{"new_order gap", []string{"DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 1 AND no_o_id = 2500"}, []int{3, 5, 11}, false},
+			{"new_order lowest", []string{"DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 1 AND no_o_id = 2101"}, []int{5, 11}, false},
+			{"order_line missing", []string{"DELETE FROM order_line WHERE " + k}, []int{4, 6}, false},
+			{"o_ol_cnt swapped", []string{
+				`UPDATE "order" SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 1`,
+				`UPDATE "order" SET o_ol_cnt = o_ol_cnt - 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 2`}, []int{6}, false},
+			{"ol_delivery_d", []string{"UPDATE order_line SET ol_delivery_d = NULL WHERE " + k}, []int{7}, false},
+			{"history warehouse", []string{"UPDATE history SET h_w_id = 2 WHERE ctid = (SELECT min(ctid) FROM history)"}, []int{8, 9}, false},
+			{"history district", []string{"UPDATE history SET h_d_id = h_d_id % 10 + 1 WHERE ctid = (SELECT min(ctid) FROM history)"}, []int{9}, false},
+			{"c_balance", []string{"UPDATE customer SET c_balance = c_balance + 1, c_ytd_payment = c_ytd_payment - 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 1"}, []int{10}, false},
+			{"c_ytd_payment", []string{"UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 7"}, []int{12}, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				conn, err := pgx.Connect(ctx, s.URL(fmt.Sprintf("case%d", i)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close(ctx)
+				for _, q := range tc.break_ {
+					if tag, err := conn.Exec(ctx, q); err != nil || tag.RowsAffected() != 1 && !strings.HasPrefix(q, "UPDATE warehouse") {
+						t.Fatalf("%s: %v (%v)", q, err, tag)
+					}
+				}
+				var out bytes.Buffer
+				res, err := Check(ctx, conn, CheckOptions{Expensive: true, Out: &out})
+				var failed []int
+				for _, r := range res {
+					if r.Verdict == Fail {
+						failed = append(failed, r.Condition.Number)
+					}
+					if r.Condition.Number == 11 && (r.Verdict == Skip) != tc.skip11 {
+						t.Errorf("condition 11 verdict %s, want skip=%v", r.Verdict, tc.skip11)
+					}
+				}
+				if !slices.Equal(failed, tc.fail) {
+					t.Errorf("failed conditions %v, want %v\n%s", failed, tc.fail, out.String())
+				}
+				if (err != nil) != (len(tc.fail) > 0) || (err != nil && !IsViolation(err)) {
+					t.Errorf("Check error %v, want a ViolationError iff a condition fails", err)
+				}
+				for _, n := range tc.fail {
+					if !strings.Contains(out.String(), fmt.Sprintf("check %d ", n)) || !strings.Contains(out.String(), ": FAIL (") {
+						t.Errorf("report lacks a FAIL line for %d:\n%s", n, out.String())
+					}
+				}
+			})
+		}
+	})
 
 	// Without --expensive only 1-4 run.
 	conn, err := pgx.Connect(ctx, tmpl)

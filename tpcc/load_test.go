@@ -82,6 +82,7 @@ func checkAll(t testing.TB, conn *pgx.Conn) string {
 }
 
 func TestLoadAndCheck(t *testing.T) {
+	t.Parallel()
 	s := pgtest.Start(t, pgtest.NoSync())
 	ctx := context.Background()
 	url, conn := initDB(t, s, 2, 1, 42)
@@ -131,6 +132,7 @@ func itoa(n int) string { return string(appendInt(nil, n)) }
 // warehouse commits, while the other is mid-COPY, then resumes it: whole
 // warehouses or nothing, and the resumed load fills exactly the rest.
 func TestLoadInterruptedResumed(t *testing.T) {
+	t.Parallel()
 	s := pgtest.Start(t, pgtest.NoSync())
 	url, conn := initDB(t, s, 2, 1, 5)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -186,6 +188,7 @@ func TestLoadInterruptedResumed(t *testing.T) {
 // --from/--to (as two workload hosts would), plus an overlapping third,
 // all at once; the result is one complete population.
 func TestLoadParallelRanges(t *testing.T) {
+	t.Parallel()
 	s := pgtest.Start(t, pgtest.NoSync())
 	url, conn := initDB(t, s, 2, 2, 9) // PostgreSQL partitioned by warehouse
 	ctx := context.Background()
@@ -223,8 +226,10 @@ func TestLoadParallelRanges(t *testing.T) {
 }
 
 // TestLoadDeterministic: two databases loaded with the same seed and
-// timestamp hold identical rows.
+// timestamp hold identical rows, although their warehouses were loaded
+// concurrently in whatever order.
 func TestLoadDeterministic(t *testing.T) {
+	t.Parallel()
 	s := pgtest.Start(t, pgtest.NoSync())
 	ctx := context.Background()
 	digest := func(seed uint64) string {
@@ -244,16 +249,14 @@ func TestLoadDeterministic(t *testing.T) {
 		}
 		return strings.Join(parts, ",")
 	}
-	a, b, c := digest(3), digest(3), digest(4)
-	if a != b {
+	// (That another seed gives other rows is TestGenerationDeterministic's.)
+	if a, b := digest(3), digest(3); a != b {
 		t.Errorf("two loads of seed 3 differ: %s vs %s", a, b)
-	}
-	if a == c {
-		t.Error("seeds 3 and 4 loaded identical data")
 	}
 }
 
 func TestLoadValidation(t *testing.T) {
+	t.Parallel()
 	s := pgtest.Start(t, pgtest.NoSync())
 	ctx := context.Background()
 	url := s.NewDatabase(t)
