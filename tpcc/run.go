@@ -186,6 +186,11 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 	activeHere := len(pl.homes) / 10
 	noWait := cfg.Wait == 0
+	if !noWait && cfg.Workers != 0 && cfg.Workers != len(pl.homes) {
+		// Paced terminals are the spec's 10 per warehouse; a different
+		// count would change the offered load silently.
+		return nil, fmt.Errorf("tpcc run: --workers %d with --wait: paced runs have 10 terminals per active warehouse (%d here); use --wait=false for a chosen count", cfg.Workers, len(pl.homes))
+	}
 	workers := len(pl.homes)
 	if noWait && cfg.Workers > 0 {
 		workers = cfg.Workers

@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
 // BenchmarkTerminalMemory measures the memory of wait-mode terminals:
@@ -131,4 +133,65 @@ func serverCPU(b *testing.B, srv interface{ CPUTime() (time.Duration, error) }) 
 		b.Fatal(err)
 	}
 	return d
+}
+
+// BenchmarkNoWaitMixCPU is the run phase in no-wait mode: one worker
+// walking its deck (all five transactions, 23 per iteration, 10 of them
+// New-Orders) against a real PostgreSQL, with latencies recorded as Run
+// records them. Client and server CPU are reported per 1,000 New-Orders.
+func BenchmarkNoWaitMixCPU(b *testing.B) {
+	url, srv := benchDatabase(b)
+	ctx := context.Background()
+	pc, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pc.MaxConns = 2
+	pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	load, err := ReadConstants(ctx, pool)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cnt atomic.Pointer[counters]
+	cnt.Store(newCounters(1))
+	w := newWorker(NewRand(9, 1), NewRunConstants(NewRand(9, 0), load), 1, 100,
+		pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, &cnt)
+	rec := histogram.NewRecorder(time.Now(), histogram.TPCCNames()...)
+	var ops [numTxnTypes]*histogram.Op
+	for t := range numTxnTypes {
+		ops[t] = rec.Op(t.String(), time.Now())
+	}
+	home := warehouseDistrict{wID: 1, dID: 1}
+	deck := NewDeck()
+	pass := func() {
+		for range DeckSize {
+			t := deck.Next(w.rng)
+			begin := time.Now()
+			if _, err := w.exec(ctx, pool, t, home); err != nil {
+				b.Fatal(err)
+			}
+			ops[t].Record(time.Since(begin))
+		}
+	}
+	pass() // warm the statement cache
+	runtime.GC()
+	clientBefore, serverBefore := selfCPU(b), serverCPU(b, srv)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		pass()
+	}
+	b.StopTimer()
+	client, server := selfCPU(b)-clientBefore, serverCPU(b, srv)-serverBefore
+	newOrders := float64(b.N * 10)
+	b.ReportMetric(float64(client)/float64(time.Millisecond)/newOrders*1000, "client-CPU-ms/1000-NO")
+	b.ReportMetric(float64(server)/float64(time.Millisecond)/newOrders*1000, "server-CPU-ms/1000-NO")
+	if server > 0 {
+		b.ReportMetric(float64(client)/float64(server), "client/server-CPU")
+	}
 }
