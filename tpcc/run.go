@@ -314,9 +314,11 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	stop := make(chan struct{})
 	if noWait {
 		fmt.Fprintf(out, "Initializing %d workers (no wait) for %d warehouses...\n", workers, activeHere)
+		nW := len(pl.homes) / 10
 		for k := range workers {
-			home := pl.homes[k%len(pl.homes)]
-			pool := pools[pl.pool[k%len(pl.homes)]]
+			idx := noWaitHome(k, nW)
+			home := pl.homes[idx]
+			pool := pools[pl.pool[idx]]
 			w := newW(uint64(k) + 1)
 			g.Go(func() error {
 				deck := NewDeck()
@@ -325,7 +327,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 					begin := time.Now()
 					retries, err := w.exec(gctx, pool, t, home)
 					if err != nil {
-						err = fmt.Errorf("%s: %w", redact(cfg.URLs[pl.pool[k%len(pl.homes)]]), err)
+						err = fmt.Errorf("%s: %w", redact(cfg.URLs[pl.pool[idx]]), err)
 					}
 					account(t, time.Since(begin), retries, err)
 				}
@@ -509,6 +511,11 @@ func (l *errorLog) print(w io.Writer) {
 		fmt.Fprintf(w, "%d error(s) since the last line, latest: %v\n", n, last)
 	}
 }
+
+// noWaitHome is the index into plan.homes of no-wait worker k among nW
+// warehouses: round-robin over warehouses first, then districts, so that
+// --workers=W (tpccbench's rebalancing load) touches every warehouse.
+func noWaitHome(k, nW int) int { return (k%nW)*10 + (k/nW)%10 }
 
 // probe detects the dialect and reads the load's metadata (C-Load).
 func probe(ctx context.Context, pool *pgxpool.Pool) (Dialect, Meta, error) {

@@ -98,3 +98,30 @@ func TestPlanTerminals(t *testing.T) {
 		t.Error("affinity outside the partitions accepted")
 	}
 }
+
+func TestNoWaitHomesSpreadOverWarehouses(t *testing.T) {
+	for _, tc := range []struct{ workers, warehouses, wantW, wantPerW int }{
+		{5, 5, 5, 1},    // --workers=W: every warehouse once
+		{30, 10, 10, 3}, // three per warehouse, districts 1..3
+		{4, 1, 1, 4},
+		{25, 2, 2, 10}, // at most the 10 districts of a warehouse get distinct homes
+	} {
+		seen := map[int]map[int]bool{}
+		for k := range tc.workers {
+			idx := noWaitHome(k, tc.warehouses)
+			w, d := idx/10, idx%10
+			if seen[w] == nil {
+				seen[w] = map[int]bool{}
+			}
+			seen[w][d] = true
+		}
+		if len(seen) != tc.wantW {
+			t.Errorf("%d workers on %d warehouses use %d warehouses, want %d", tc.workers, tc.warehouses, len(seen), tc.wantW)
+		}
+		for w, ds := range seen {
+			if len(ds) != tc.wantPerW {
+				t.Errorf("%d workers on %d warehouses: warehouse %d has %d distinct homes, want %d", tc.workers, tc.warehouses, w, len(ds), tc.wantPerW)
+			}
+		}
+	}
+}
