@@ -282,3 +282,27 @@ func TestTimeoutEscalatesToKill(t *testing.T) {
 		t.Errorf("the TERM-ignoring process %s is still alive", b)
 	}
 }
+
+// TestHandshakeDeadline: a paused sshd still completes TCP connects (the
+// kernel accepts into the backlog) but never sends its banner; the dial
+// must give up at ConnectTimeout instead of hanging.
+func TestHandshakeDeadline(t *testing.T) {
+	l := sshtest.StartT(t, 1)
+	if err := l.Pause(0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Resume(0) })
+	s := newSSH(t, l, func(c *remote.SSHConfig) {
+		c.ConnectTimeout = 500 * time.Millisecond
+		c.DialRetries = -1
+	})
+	start := time.Now()
+	_, err := s.Run(context.Background(), l.Name(0), remote.Cmd{Args: []string{"true"}})
+	var te *remote.TransportError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "no SSH handshake within") {
+		t.Fatalf("err = %v, want a handshake-timeout TransportError", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v", d)
+	}
+}

@@ -358,13 +358,12 @@ func (s *SSH) client(ctx context.Context, c *hostConn) (*ssh.Client, error) {
 	return nil, err
 }
 
-// permanent reports dial errors that retrying cannot fix.
+// permanent reports dial errors that retrying cannot fix: a refused host
+// key or authentication. (A connect timeout is worth retrying; the
+// caller's own context ending is checked separately.)
 func permanent(err error) bool {
 	var hk *HostKeyError
 	if errors.As(err, &hk) {
-		return true
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
 	return strings.Contains(err.Error(), "unable to authenticate")
@@ -372,18 +371,32 @@ func permanent(err error) bool {
 
 // dial makes one connection attempt to e, through its jump hosts.
 func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
-	var raw net.Conn
-	var err error
+	var jc *ssh.Client
+	var hop *endpoint
 	if len(e.jumps) > 0 {
-		hop := e.jumps[len(e.jumps)-1]
+		// The jump host's own connection is dialed first, outside the
+		// limiter below (which it takes for itself).
+		hop = e.jumps[len(e.jumps)-1]
 		hc, err := s.hostConn(hop)
 		if err != nil {
 			return nil, err
 		}
-		jc, err := s.client(ctx, hc)
-		if err != nil {
+		if jc, err = s.client(ctx, hc); err != nil {
 			return nil, &TransportError{Host: e.name, Op: "jump " + hop.addr(), Err: err}
 		}
+	}
+
+	// The limiter covers TCP connect and handshake: sshd counts a
+	// connection against MaxStartups from accept until authentication.
+	select {
+	case s.dialSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, &TransportError{Host: e.name, Op: "dial " + e.addr(), Err: ctx.Err()}
+	}
+	defer func() { <-s.dialSem }()
+	var raw net.Conn
+	var err error
+	if jc != nil {
 		dctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
 		raw, err = jc.DialContext(dctx, "tcp", e.addr())
 		cancel()
@@ -402,13 +415,6 @@ func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
 	// speaks SSH hang (golang/go#15113, #21941); a timer that closes the
 	// connection bounds it, and works on tunnelled connections, which do
 	// not support deadlines.
-	select {
-	case s.dialSem <- struct{}{}:
-	case <-ctx.Done():
-		raw.Close()
-		return nil, &TransportError{Host: e.name, Op: "handshake " + e.addr(), Err: ctx.Err()}
-	}
-	defer func() { <-s.dialSem }()
 	var timedOut atomic.Bool
 	timer := time.AfterFunc(s.cfg.ConnectTimeout, func() { timedOut.Store(true); raw.Close() })
 	stop := context.AfterFunc(ctx, func() { raw.Close() })
