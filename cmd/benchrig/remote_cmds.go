@@ -19,7 +19,7 @@ import (
 func remoteFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "plan", Usage: "plan file whose hosts to use"},
-		&cli.StringFlag{Name: "hosts", Value: "all", Usage: "`nodes`, workload, all, or host names (comma-separated)"},
+		&cli.StringSliceFlag{Name: "hosts", Usage: "`nodes`, workload, all (the default), or host names (comma-separated or repeated)"},
 		&cli.StringSliceFlag{Name: "target", Usage: "ad-hoc host `name=user@host:port` (repeatable; instead of --plan)"},
 		&cli.StringFlag{Name: "known-hosts", Usage: "known_hosts `FILE` (default: the plan's, else ~/.ssh/known_hosts)"},
 		&cli.BoolFlag{Name: "accept-new-host-keys", Usage: "add unknown host keys to known_hosts (like StrictHostKeyChecking=accept-new); a changed key is still refused"},
@@ -42,7 +42,7 @@ func targetsFrom(c *cli.Context) ([]remote.Target, *remote.SSHConfig, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if targets, err = p.Targets(c.String("hosts")); err != nil {
+		if targets, err = p.Targets(hostSelector(c)); err != nil {
 			return nil, nil, withExit(exitUsage, err)
 		}
 		if p.SSH.KnownHosts != "" {
@@ -63,11 +63,15 @@ func targetsFrom(c *cli.Context) ([]remote.Target, *remote.SSHConfig, error) {
 			}
 			targets = append(targets, t)
 		}
+		var err error
+		if targets, err = filterTargets(targets, hostSelector(c)); err != nil {
+			return nil, nil, withExit(exitUsage, err)
+		}
 	default:
 		return nil, nil, withExit(exitUsage, errors.New("name the hosts with --plan PLAN [--hosts ...] or --target name=user@host:port"))
 	}
 	if len(targets) == 0 {
-		return nil, nil, withExit(exitUsage, fmt.Errorf("--hosts %s selects no host", c.String("hosts")))
+		return nil, nil, withExit(exitUsage, fmt.Errorf("--hosts %s selects no host", hostSelector(c)))
 	}
 	if f := c.String("known-hosts"); f != "" {
 		cfg.KnownHostsFiles = []string{f}
@@ -86,6 +90,36 @@ func targetsFrom(c *cli.Context) ([]remote.Target, *remote.SSHConfig, error) {
 		cfg.HostKeyPolicy = remote.HostKeysAcceptNew
 	}
 	return targets, cfg, nil
+}
+
+// hostSelector is --hosts as orchestrator.Plan.Targets takes it.
+func hostSelector(c *cli.Context) string {
+	sel := strings.Join(c.StringSlice("hosts"), ",")
+	if sel == "" {
+		return "all"
+	}
+	return sel
+}
+
+// filterTargets keeps the --target hosts --hosts names ("all" keeps all).
+func filterTargets(ts []remote.Target, sel string) ([]remote.Target, error) {
+	if sel == "all" {
+		return ts, nil
+	}
+	var out []remote.Target
+	for _, name := range strings.Split(sel, ",") {
+		found := false
+		for _, t := range ts {
+			if t.Name == name {
+				out = append(out, t)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("--hosts: no --target named %q", name)
+		}
+	}
+	return out, nil
 }
 
 // parseTarget reads "name=user@host:port"; name, user and port are

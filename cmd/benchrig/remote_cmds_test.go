@@ -65,6 +65,10 @@ func TestRemoteCommands(t *testing.T) {
 	if st, err := os.Stat(dst); err != nil || st.Mode().Perm() != 0o640 {
 		t.Fatalf("put result: %v %v", st, err)
 	}
+	if code, out, _ := cli("exec", "--hosts", "host-03", "--hosts", "host-01", "--", "echo", "picked"); code != 0 ||
+		!strings.Contains(out, "host-03 | picked") || !strings.Contains(out, "host-01 | picked") || strings.Contains(out, "host-02") {
+		t.Errorf("--hosts selection: exit %d\n%s", code, out)
+	}
 	dir := t.TempDir()
 	if code, out, errOut := cli("get", dst, dir); code != 0 {
 		t.Fatalf("get: exit %d\n%s\n%s", code, out, errOut)
