@@ -650,3 +650,44 @@ func (s *SSH) stopped(ctx context.Context, host, line string, c Cmd, stderr []by
 	}
 	return fmt.Errorf("host %s: %s: stopped: %w", host, line, ctx.Err())
 }
+
+// Connect opens (or checks) the connection to host without running
+// anything: a pre-flight for a stage, so an unreachable host or a refused
+// key is reported before work starts anywhere.
+func (s *SSH) Connect(ctx context.Context, host string) error {
+	e, err := s.endpoint(host)
+	if err != nil {
+		return err
+	}
+	c, err := s.hostConn(e)
+	if err != nil {
+		return err
+	}
+	_, err = s.client(ctx, c)
+	return err
+}
+
+// DialContext opens a TCP connection from host to addr through host's SSH
+// connection (a direct-tcpip channel, like ssh -L): how the orchestrator
+// reaches a database port that is not exposed to it, e.g. as pgx's
+// DialFunc. It fails with a TransportError when the host is unreachable
+// and with the server's refusal when forwarding is disabled.
+func (s *SSH) DialContext(ctx context.Context, host, network, addr string) (net.Conn, error) {
+	e, err := s.endpoint(host)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.hostConn(e)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := s.client(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := cl.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, fmt.Errorf("host %s: forward to %s: %w", host, addr, err)
+	}
+	return conn, nil
+}

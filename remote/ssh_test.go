@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -149,5 +150,34 @@ func TestSSHFanout(t *testing.T) {
 		if o.Err != nil {
 			t.Errorf("%s: %v", o.Host, o.Err)
 		}
+	}
+}
+
+// TestConnectAndDial: a pre-flight connect, and a TCP tunnel through one
+// host to another host's sshd (whose banner comes back through it).
+func TestConnectAndDial(t *testing.T) {
+	l := sshtest.StartT(t, 2)
+	s := newSSH(t, l, func(c *remote.SSHConfig) { c.DialRetries = -1 })
+	ctx := context.Background()
+	for _, h := range s.Hosts() {
+		if err := s.Connect(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := s.DialContext(ctx, l.Name(0), "tcp", l.Addr(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	banner := make([]byte, 8)
+	if _, err := io.ReadFull(conn, banner); err != nil || string(banner) != "SSH-2.0-" {
+		t.Errorf("banner %q, %v", banner, err)
+	}
+	if err := l.Kill(1); err != nil {
+		t.Fatal(err)
+	}
+	fresh := newSSH(t, l, func(c *remote.SSHConfig) { c.DialRetries = -1 })
+	if err := fresh.Connect(ctx, l.Name(1)); !errors.As(err, new(*remote.TransportError)) {
+		t.Errorf("connect to a dead host: %v", err)
 	}
 }

@@ -203,6 +203,7 @@ func execCommand() *cli.Command {
 			"For shell syntax, run a shell: -- sh -c 'ulimit -n; df -h /'.",
 		Flags: append(remoteFlags(),
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the command after `D` (SIGTERM, then SIGKILL)"},
+			&cli.BoolFlag{Name: "stdin", Usage: "read standard input once and send it to the command on every host (like pssh -I): -- sh -s < script.sh"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -214,6 +215,13 @@ func execCommand() *cli.Command {
 			}
 			defer s.Close()
 			cmd := remote.Cmd{Args: c.Args().Slice(), Timeout: c.Duration("timeout")}
+			if c.Bool("stdin") {
+				b, err := io.ReadAll(c.App.Reader)
+				if err != nil {
+					return fmt.Errorf("exec: read stdin: %w", err)
+				}
+				cmd.Stdin = string(b)
+			}
 			return fanOut(c, s, func(ctx context.Context, host string) error {
 				_, err := s.Run(ctx, host, cmd)
 				return err

@@ -65,6 +65,14 @@ func TestRemoteCommands(t *testing.T) {
 	if st, err := os.Stat(dst); err != nil || st.Mode().Perm() != 0o640 {
 		t.Fatalf("put result: %v %v", st, err)
 	}
+	var in bytes.Buffer
+	in.WriteString("echo from script $((6*7))\n")
+	var sout, serr bytes.Buffer
+	app := newApp(&sout, &serr)
+	app.Reader = &in
+	if err := app.RunContext(context.Background(), append([]string{"benchrig", "exec", "--stdin", "--hosts", "host-02"}, append(append([]string(nil), base...), "--", "sh", "-s")...)); err != nil || !strings.Contains(sout.String(), "host-02 | from script 42\n") {
+		t.Errorf("--stdin: %v\n%s%s", err, sout.String(), serr.String())
+	}
 	if code, out, _ := cli("exec", "--hosts", "host-03", "--hosts", "host-01", "--", "echo", "picked"); code != 0 ||
 		!strings.Contains(out, "host-03 | picked") || !strings.Contains(out, "host-01 | picked") || strings.Contains(out, "host-02") {
 		t.Errorf("--hosts selection: exit %d\n%s", code, out)
