@@ -348,7 +348,9 @@ func (l *Lab) start(h *host) error {
 	cmd := exec.Command(SSHD, "-D", "-f", filepath.Join(h.dir, "sshd_config"), "-E", logPath)
 	cmd.Dir = h.dir
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "LANG=C"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: l.cred}
+	// Pdeathsig: a lab whose owner dies (a killed `make demo`, a test
+	// binary that timed out) must not leave listening servers behind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: l.cred, Pdeathsig: syscall.SIGKILL}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	before := fileSize(logPath)
