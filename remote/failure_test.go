@@ -186,7 +186,8 @@ func TestHostKeys(t *testing.T) {
 			}
 			got, want := ssh.FingerprintSHA256(l.HostKeys(0)[0]), ssh.FingerprintSHA256(l.HostKeys(1)[0])
 			msg := err.Error()
-			if !strings.Contains(msg, l.Addr(0)[len("127.0.0."):]) || !strings.Contains(msg, got) || !strings.Contains(msg, want) || !strings.Contains(msg, l.Name(0)) {
+			ip, port, _ := strings.Cut(l.Addr(0), ":")
+			if !strings.Contains(msg, "["+ip+"]:"+port) || !strings.Contains(msg, got) || !strings.Contains(msg, want) || !strings.Contains(msg, l.Name(0)) {
 				t.Errorf("%v: message must name the host and both fingerprints (%s, %s): %s", p, got, want, msg)
 			}
 			var te *remote.TransportError

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,18 +45,18 @@ func TestSummaryGolden(t *testing.T) {
 
 func TestEachOrderAndLimit(t *testing.T) {
 	hosts := []string{"a", "b", "c", "d", "e", "f"}
-	var mu syncBuffer
-	running, peak := 0, 0
-	var lock = make(chan struct{}, 1)
+	var running, peak atomic.Int32
 	outs := remote.Each(context.Background(), hosts, 2, func(ctx context.Context, h string) error {
-		lock <- struct{}{}
-		running++
-		peak = max(peak, running)
-		<-lock
-		time.Sleep(time.Duration(6-len(mu.String())) * 10 * time.Millisecond)
-		lock <- struct{}{}
-		running--
-		<-lock
+		n := running.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		// Earlier hosts finish later, so completion order is not input order.
+		time.Sleep(time.Duration(len(hosts)-int(h[0]-'a')) * 10 * time.Millisecond)
+		running.Add(-1)
 		if h == "c" {
 			return errors.New("c failed")
 		}
@@ -63,13 +64,16 @@ func TestEachOrderAndLimit(t *testing.T) {
 	})
 	for i, o := range outs {
 		if o.Host != hosts[i] {
-			t.Fatalf("order: %v", outs)
+			t.Fatalf("outcome %d is %s: not in input order", i, o.Host)
 		}
 	}
-	if peak > 2 {
-		t.Errorf("peak concurrency %d > limit 2", peak)
+	if p := peak.Load(); p > 2 {
+		t.Errorf("peak concurrency %d > limit 2", p)
 	}
 	if err := remote.Failed(outs); err == nil || err.Error() != "c failed" {
 		t.Errorf("Failed = %v", err)
+	}
+	if outs[2].Status() != "failed" || outs[0].Status() != "ok" {
+		t.Errorf("statuses %q %q", outs[2].Status(), outs[0].Status())
 	}
 }

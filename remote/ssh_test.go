@@ -120,8 +120,9 @@ type secret string
 func (s secret) Name() string            { return "k" }
 func (s secret) Reveal() (string, error) { return string(s), nil }
 
-// TestSSHFanout8 runs on 10 hosts at once through Each, with several
-// commands per host, more than MaxSessions would allow at once.
+// TestSSHFanout runs on 10 hosts at once through Each, 12 commands per
+// host at once: more than sshd's MaxSessions (10) allows on one
+// connection, so the per-connection session cap must queue them.
 func TestSSHFanout(t *testing.T) {
 	l := sshtest.StartT(t, 10)
 	s := newSSH(t, l, nil)

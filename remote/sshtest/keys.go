@@ -15,8 +15,8 @@ import (
 )
 
 // keyTypes are the host key types every lab host gets, as OpenSSH names
-// their files (ssh_host_<type>_key).
-var keyTypes = []string{"ed25519", "ecdsa", "rsa"}
+// their files (ssh_host_<type>_key). An array, so no caller can change it.
+var keyTypes = [...]string{"ed25519", "ecdsa", "rsa"}
 
 // newKey generates a private key of the given OpenSSH type. RSA is 2048
 // bits: strong enough for a throwaway loopback host and several times
