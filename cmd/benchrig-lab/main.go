@@ -41,7 +41,7 @@ func run() int {
 	}
 	defer lab.Close()
 	cfg := filepath.Join(lab.Dir(), "ssh_config")
-	if err := writeSSHConfig(cfg, lab, names); err != nil {
+	if err := lab.WriteSSHConfig(cfg, "lab-", names); err != nil {
 		fmt.Fprintf(os.Stderr, "benchrig-lab: %v\n", err)
 		return 1
 	}
@@ -72,15 +72,4 @@ func run() int {
 		return 1
 	}
 	return 0
-}
-
-// writeSSHConfig names every lab host lab-<name> for ssh(1) and benchrig.
-func writeSSHConfig(path string, lab *sshtest.Lab, names []string) error {
-	var b strings.Builder
-	b.WriteString("# written by benchrig-lab\n")
-	for i, t := range lab.Targets() {
-		fmt.Fprintf(&b, "Host lab-%s\n  HostName %s\n  Port %d\n  User %s\n  IdentityFile %s\n  UserKnownHostsFile %s\n  IdentitiesOnly yes\n\n",
-			names[i], t.Host, t.Port, t.User, lab.IdentityPath(), lab.KnownHostsPath())
-	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

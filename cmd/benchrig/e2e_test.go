@@ -1,0 +1,466 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/orchestrator"
+	"github.com/benchrig/benchrig/orchestrator/report"
+	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/remote/sshtest"
+)
+
+// The end-to-end tests run plans/local.yaml's topology for real: five
+// OpenSSH sshd on 127.0.0.2-6 (three PostgreSQL nodes, two workload
+// hosts), the benchrig binary uploaded to the workload hosts, and the
+// orchestrator as a separate process so that it can be SIGKILLed.
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// benchrigBinary builds this command once per test process.
+func benchrigBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "benchrig-e2e-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "benchrig")
+		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+// e2e is one end-to-end topology: the lab, the plan and its run directory.
+type e2e struct {
+	t        *testing.T
+	bin      string
+	lab      *sshtest.Lab
+	plan     string
+	runs     string
+	port     int
+	prefix   string // work directory of the hosts, under the login user's home
+	home     string
+	pgbin    string
+	logs     *bytes.Buffer
+	proc     *exec.Cmd
+	procDone chan error
+}
+
+func newE2E(t *testing.T, duration string) *e2e {
+	if testing.Short() {
+		t.Skip("end-to-end test (-short)")
+	}
+	pgbins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(pgbins) == 0 {
+		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
+	}
+	sort.Strings(pgbins)
+	e := &e2e{t: t, bin: benchrigBinary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), logs: &bytes.Buffer{}}
+	e.lab = sshtest.StartT(t, 5)
+	u, err := user.Lookup(e.lab.User())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.home = u.HomeDir
+	e.prefix = fmt.Sprintf("benchrig-e2e-%d", time.Now().UnixNano()%1e9)
+	e.port = freePort(t, "127.0.0.2", "127.0.0.3", "127.0.0.4")
+	dir := t.TempDir()
+	cfg := filepath.Join(e.lab.Dir(), "ssh_config")
+	if err := e.lab.WriteSSHConfig(cfg, "lab-", []string{"db1", "db2", "db3", "load1", "load2"}); err != nil {
+		t.Fatal(err)
+	}
+	plan := fmt.Sprintf(`version: 1
+name: e2e
+flavor: postgres
+ssh:
+  config: %s
+  known_hosts: %s
+nodes:
+  - name: db[1-3]
+    ssh: lab-db[1-3]
+    addr: 127.0.0.[2-4]
+    sql_port: %d
+    rack: "[0-2]"
+    dir: %s/db[1-3]
+workload:
+  - name: load[1-2]
+    ssh: lab-load[1-2]
+    dir: %s/load[1-2]
+binaries:
+  database: {host: %s}
+  swap: {host: %s}
+settings:
+  preset: postgres-tpcc
+tpcc:
+  warehouses: 2
+  partitions: 2
+  split_load: true
+  wait: "0.1"
+  ramp: 2s
+  duration: %s
+stages: [install, start, init, configure, import, partition, swap, run, collect, merge]
+`, cfg, e.lab.KnownHostsPath(), e.port, e.prefix, e.prefix, e.pgbin, e.pgbin, duration)
+	e.plan = filepath.Join(dir, "e2e.yaml")
+	if err := os.WriteFile(e.plan, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.runs = filepath.Join(dir, "runs")
+	t.Cleanup(e.cleanup)
+	return e
+}
+
+// asLoginUser runs a command as the lab's login user (the PostgreSQL
+// servers and their files belong to it).
+func (e *e2e) asLoginUser(args ...string) *exec.Cmd {
+	if os.Geteuid() == 0 {
+		return exec.Command("runuser", append([]string{"-u", e.lab.User(), "--"}, args...)...)
+	}
+	return exec.Command(args[0], args[1:]...)
+}
+
+func (e *e2e) cleanup() {
+	for i := 1; i <= 3; i++ {
+		data := filepath.Join(e.home, e.prefix, fmt.Sprintf("db%d", i), "pgdata")
+		_ = e.asLoginUser(e.pgbin+"/pg_ctl", "-D", data, "-m", "immediate", "stop").Run()
+	}
+	if !e.t.Failed() {
+		_ = e.asLoginUser("rm", "-rf", filepath.Join(e.home, e.prefix)).Run()
+	} else {
+		e.t.Logf("orchestrator output:\n%s", lastN(e.logs.String(), 80))
+	}
+}
+
+func lastN(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// freePort finds a TCP port free on every address.
+func freePort(t *testing.T, addrs ...string) int {
+	for try := 0; try < 50; try++ {
+		l, err := net.Listen("tcp", addrs[0]+":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		ok := true
+		for _, a := range addrs[1:] {
+			l, err := net.Listen("tcp", net.JoinHostPort(a, strconv.Itoa(port)))
+			if err != nil {
+				ok = false
+				break
+			}
+			l.Close()
+		}
+		if ok {
+			return port
+		}
+	}
+	t.Fatal("no free port on every address")
+	return 0
+}
+
+// start runs benchrig with args in the background.
+func (e *e2e) start(args ...string) {
+	e.t.Helper()
+	e.proc = exec.Command(e.bin, args...)
+	e.proc.Stdout, e.proc.Stderr = e.logs, e.logs
+	if err := e.proc.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.procDone = make(chan error, 1)
+	go func() { e.procDone <- e.proc.Wait() }()
+}
+
+// wait waits for the background benchrig and returns its exit code.
+func (e *e2e) wait(timeout time.Duration) int {
+	e.t.Helper()
+	select {
+	case err := <-e.procDone:
+		if err == nil {
+			return 0
+		}
+		if ee, ok := err.(*exec.ExitError); ok {
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				return 128 + int(ws.Signal())
+			}
+			return ee.ExitCode()
+		}
+		e.t.Fatal(err)
+	case <-time.After(timeout):
+		_ = e.proc.Process.Kill()
+		e.t.Fatalf("benchrig %s did not finish within %s", strings.Join(e.proc.Args[1:], " "), timeout)
+	}
+	return -1
+}
+
+func (e *e2e) runDir() string {
+	dirs, _ := filepath.Glob(filepath.Join(e.runs, "e2e-*"))
+	if len(dirs) != 1 {
+		e.t.Fatalf("want one run directory, got %v", dirs)
+	}
+	return dirs[0]
+}
+
+// waitFor polls the run state until cond holds.
+func (e *e2e) waitFor(what string, timeout time.Duration, cond func(*orchestrator.State) bool) *orchestrator.State {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		dirs, _ := filepath.Glob(filepath.Join(e.runs, "e2e-*", "state.json"))
+		if len(dirs) == 1 {
+			if st, err := orchestrator.ReadState(dirs[0]); err == nil && cond(st) {
+				return st
+			}
+		}
+		select {
+		case err := <-e.procDone:
+			e.t.Fatalf("benchrig exited (%v) before %s", err, what)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	e.t.Fatalf("timed out waiting for %s", what)
+	return nil
+}
+
+func stageStatus(st *orchestrator.State, name string) string {
+	for _, s := range st.Stages {
+		if s.Name == name {
+			return s.Status
+		}
+	}
+	return ""
+}
+
+func doneStages(st *orchestrator.State) []string {
+	var out []string
+	for _, s := range st.Stages {
+		if s.Status == orchestrator.Done {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// checkResult verifies what a finished run must leave: a merged tpmC,
+// the report files, and a database that passes the consistency checks.
+func (e *e2e) checkResult(runDir string) *report.Report {
+	e.t.Helper()
+	for _, f := range []string{"report.md", "report.json", "tpmc.svg", "latency.svg", "state.json", "steps.log", "plan.yaml"} {
+		if _, err := os.Stat(filepath.Join(runDir, f)); err != nil {
+			e.t.Errorf("run directory lacks %s: %v", f, err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(runDir, "report.json"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var r report.Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		e.t.Fatal(err)
+	}
+	if r.Result == nil || r.Result.TpmC <= 0 || r.Result.Efficiency <= 0 {
+		e.t.Fatalf("report has no merged result: %+v", r.Result)
+	}
+	if len(r.Result.Ops) != 5 || len(r.Clock) != 2 || r.StartSkew == nil || len(r.Audit) != 2 {
+		e.t.Errorf("report incomplete: %d ops, %d clocks, skew %v, %d audits", len(r.Result.Ops), len(r.Clock), r.StartSkew, len(r.Audit))
+	}
+	url := fmt.Sprintf("postgres://%s@127.0.0.2:%d/tpcc?sslmode=disable", e.lab.User(), e.port)
+	out, err := exec.Command(e.bin, "tpcc", "check", "--warehouses", "2", url).CombinedOutput()
+	if err != nil {
+		e.t.Fatalf("tpcc check after the run: %v\n%s", err, out)
+	}
+	return &r
+}
+
+// journal is the run's steps.log, or what a dry-run would write, as sorted
+// lines with the start instant normalised.
+var startAtRE = regexp.MustCompile(`--start-at=\S+`)
+
+func sortedJournal(text string) []string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		lines = append(lines, startAtRE.ReplaceAllString(l, "--start-at=T"))
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+func (e *e2e) dryRunJournal() string {
+	e.t.Helper()
+	p, err := orchestrator.LoadPlan(e.plan)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	stages, err := orchestrator.Compile(p, orchestrator.Options{DriverPath: e.bin})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var j, out bytes.Buffer
+	r := &orchestrator.Runner{Exec: remote.NewRecorder(), Out: &out, Journal: &j,
+		Sleep: func(context.Context, time.Duration) error { return nil }}
+	if err := r.Run(context.Background(), stages); err != nil {
+		e.t.Fatal(err)
+	}
+	return j.String()
+}
+
+func (e *e2e) journalCounts(runDir string) map[string]int {
+	executed, err := os.ReadFile(filepath.Join(runDir, "steps.log"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return countByStage(sortedJournal(string(executed)))
+}
+
+func countByStage(lines []string) map[string]int {
+	n := map[string]int{}
+	for _, l := range lines {
+		stage, _, _ := strings.Cut(l, "\t")
+		n[stage]++
+	}
+	return n
+}
+
+// TestEndToEndLocal runs every stage of the local topology and checks the
+// result, the report, the database and that the steps executed are the
+// steps a dry-run lists.
+func TestEndToEndLocal(t *testing.T) {
+	e := newE2E(t, "15s")
+	e.start("run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan)
+	if code := e.wait(6 * time.Minute); code != 0 {
+		t.Fatalf("benchrig run exited %d", code)
+	}
+	runDir := e.runDir()
+	e.checkResult(runDir)
+	executed, err := os.ReadFile(filepath.Join(runDir, "steps.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := sortedJournal(string(executed)), sortedJournal(e.dryRunJournal())
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("executed steps differ from the dry-run's:\n--- dry-run\n%s\n--- executed\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+	out, err := exec.Command(e.bin, "status", runDir).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "merge      done    1/1") {
+		t.Errorf("status: %v\n%s", err, out)
+	}
+}
+
+// TestKillAndResume SIGKILLs the orchestrator during the load and again
+// during the run; resume must finish without repeating a finished stage,
+// without duplicating rows, and with the same report.
+func TestKillAndResume(t *testing.T) {
+	e := newE2E(t, "15s")
+	want := countByStage(sortedJournal(e.dryRunJournal()))
+	e.start("run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan)
+
+	st := e.waitFor("the import stage", 3*time.Minute, func(s *orchestrator.State) bool { return stageStatus(s, "import") == orchestrator.Running })
+	time.Sleep(4 * time.Second) // into the load jobs
+	finished1 := doneStages(st)
+	if err := e.proc.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	e.wait(time.Minute)
+	runDir := e.runDir()
+	atKill1 := e.journalCounts(runDir)
+
+	e.start("resume", "--start-lead", "2s", runDir)
+	st = e.waitFor("the run stage", 4*time.Minute, func(s *orchestrator.State) bool { return stageStatus(s, "run") == orchestrator.Running })
+	time.Sleep(6 * time.Second) // into the measured run
+	finished2 := doneStages(st)
+	if err := e.proc.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	e.wait(time.Minute)
+	atKill2 := e.journalCounts(runDir)
+
+	e.start("resume", "--start-lead", "2s", runDir)
+	if code := e.wait(5 * time.Minute); code != 0 {
+		t.Fatalf("final resume exited %d", code)
+	}
+	e.checkResult(runDir)
+
+	// A stage finished before a kill runs no step again after it; one
+	// never interrupted ran each of its steps exactly once.
+	got := e.journalCounts(runDir)
+	for _, stage := range finished1 {
+		if got[stage] != want[stage] {
+			t.Errorf("stage %s was done before the first kill, yet ran %d steps in all (the plan has %d)", stage, got[stage], want[stage])
+		}
+	}
+	for _, stage := range finished2 {
+		if got[stage] != atKill2[stage] {
+			t.Errorf("stage %s was done before the second kill, yet ran %d more steps after it", stage, got[stage]-atKill2[stage])
+		}
+	}
+	if got["import"] <= atKill1["import"] {
+		t.Errorf("the import interrupted by the first kill was not resumed (%d steps before, %d after)", atKill1["import"], got["import"])
+	}
+	if len(finished1) < 4 || len(finished2) < 7 {
+		t.Errorf("kills came too early to test resume: done before kill 1 %v, before kill 2 %v", finished1, finished2)
+	}
+	if !strings.Contains(e.logs.String(), "re-attaching to job") && !strings.Contains(e.logs.String(), "already finished") {
+		t.Errorf("resume did not re-attach to a detached job")
+	}
+}
+
+// TestSSHDKilledMidRun kills one workload host's sshd (and its sessions)
+// during the run: the failure names the host and stage, and resume, once
+// the host is back, finishes the run.
+func TestSSHDKilledMidRun(t *testing.T) {
+	e := newE2E(t, "15s")
+	e.start("run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan)
+	e.waitFor("the run stage", 4*time.Minute, func(s *orchestrator.State) bool { return stageStatus(s, "run") == orchestrator.Running })
+	time.Sleep(6 * time.Second)
+	const load2 = 4 // lab host index of load2
+	if err := e.lab.Kill(load2); err != nil {
+		t.Fatal(err)
+	}
+	code := e.wait(2 * time.Minute)
+	if code != exitTransport {
+		t.Errorf("exit %d after losing a host, want %d (transport)", code, exitTransport)
+	}
+	if !strings.Contains(e.logs.String(), "stage run: host load2") {
+		t.Errorf("the failure does not name the stage and host:\n%s", lastN(e.logs.String(), 20))
+	}
+	if err := e.lab.Restart(load2); err != nil {
+		t.Fatal(err)
+	}
+	e.start("resume", "--start-lead", "2s", e.runDir())
+	if code := e.wait(5 * time.Minute); code != 0 {
+		t.Fatalf("resume exited %d", code)
+	}
+	e.checkResult(e.runDir())
+}
