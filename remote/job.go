@@ -78,6 +78,16 @@ alive() {
 	fi
 	return 0
 }
+# group_alive: is any process of group $1 still running? Zombies do not
+# count: an init that reaps slowly (some containers' pid 1) would keep a
+# dead job "alive" for seconds.
+group_alive() {
+	if command -v ps >/dev/null 2>&1; then
+		ps -e -o pgid= -o stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { found = 1 } END { exit !found }'
+	else
+		kill -0 "-$1" 2>/dev/null
+	fi
+}
 `
 
 // startJob refuses to start a second copy, then runs the command line $3
@@ -121,7 +131,7 @@ pid=$(cat "$pidf")
 alive "$pid" || exit 0
 kill -TERM "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || exit 0
 i=0
-while kill -0 "-$pid" 2>/dev/null; do
+while group_alive "$pid"; do
 	if [ "$i" -ge "$3" ]; then
 		kill -KILL "-$pid" 2>/dev/null
 		break
@@ -133,7 +143,7 @@ done`
 // followJob prints the log from line $3 on and keeps printing until the
 // job's process ends (GNU tail --pid).
 const followJob = jobVars + `pid=$(cat "$pidf" 2>/dev/null) || { echo "job $name was not started" >&2; exit 1; }
-exec tail -n "+$3" --pid="$pid" -f -- "$logf"`
+exec tail -n "+$3" -s 0.2 --pid="$pid" -f -- "$logf"`
 
 // StartJob starts c detached on host as job name, with its files in dir,
 // and returns once it runs. It fails (an ExitError with code 17) if the

@@ -83,3 +83,24 @@ func TestLocalPutGet(t *testing.T) {
 		t.Error("get content differs")
 	}
 }
+
+// TestLocalJob: detached jobs work the same through Local.
+func TestLocalJob(t *testing.T) {
+	l := remote.NewLocal(remote.LocalConfig{KillGrace: time.Second})
+	ctx := context.Background()
+	dir := t.TempDir()
+	j, err := remote.StartJob(ctx, l, "local", dir, "sleeper", remote.Cmd{Args: []string{"sleep", "30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := j.Status(ctx, l); err != nil || st.State != remote.JobRunning {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if err := j.Stop(ctx, l, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	st, err := j.Wait(ctx, l, 50*time.Millisecond)
+	if err != nil || st.State != remote.JobExited || st.ExitCode != 143 {
+		t.Errorf("after stop: %+v %v", st, err)
+	}
+}
