@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -150,6 +151,17 @@ func TestSSHFanout(t *testing.T) {
 		}
 		if o.Err != nil {
 			t.Errorf("%s: %v", o.Host, o.Err)
+		}
+	}
+	// One connection per host carried all 12 commands: sshd logged one
+	// login.
+	for i := range l.N() {
+		b, err := os.ReadFile(l.LogPath(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(b), "Accepted publickey"); n != 1 {
+			t.Errorf("%s: %d logins, want 1 shared connection", l.Name(i), n)
 		}
 	}
 }
