@@ -283,3 +283,31 @@ func TestLoadValidation(t *testing.T) {
 		t.Errorf("init --drop: %v", err)
 	}
 }
+
+// TestLoadCockroachUnit runs the unit CockroachDB uses (no transaction
+// around a warehouse: clear leftovers, COPY, then mark) against
+// PostgreSQL, which executes the same statements: a warehouse whose load
+// died half-way is cleared and reloaded, never duplicated.
+func TestLoadCockroachUnit(t *testing.T) {
+	t.Parallel()
+	s := pgtest.Start(t, pgtest.NoSync())
+	url, conn := initDB(t, s, 2, 1, 13)
+	ctx := context.Background()
+	// A load that died after copying part of warehouse 2: leftover rows,
+	// no marker.
+	jobs := warehouseJobs(13, 2, MetaForSeed(13, 2, 1).Load.CLast, loadTimestamp(testNow))
+	for _, j := range jobs[:3] { // warehouse, stock, district
+		if _, err := conn.PgConn().CopyFrom(ctx, newCopyReader(j.gen, nil), j.table.copySQL()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := Load(ctx, URLConnector([]string{url}), LoadOptions{Dialect: Cockroach, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Loaded != 2 || !st.Items {
+		t.Errorf("stats %+v, want 2 warehouses and items", st)
+	}
+	wantCounts(t, conn, 2)
+	checkAll(t, conn)
+}
