@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"context"
 	"fmt"
 	"sort"
 )
@@ -165,4 +166,39 @@ func PartitionStatements(p Partitions, strategy PartitionStrategy, zones []strin
 		}
 	}
 	return out, nil
+}
+
+// PartitionCockroach partitions a CockroachDB TPC-C database by warehouse
+// range and pins the partitions (PartitionStatements), then records the
+// count in benchrig_meta. It is idempotent like CockroachDB's workload:
+// tables already partitioned p.Count ways are left alone, another count is
+// an error. `tpcc init --partitions` calls it; so can `tpcc run
+// --partitions` for the recipes that partition after the import.
+func PartitionCockroach(ctx context.Context, db DB, p Partitions, strategy PartitionStrategy, zones []string) error {
+	stmts, err := PartitionStatements(p, strategy, zones)
+	if err != nil {
+		return err
+	}
+	var have int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM crdb_internal.tables t
+JOIN crdb_internal.partitions pt USING (table_id)
+WHERE t.name = 'warehouse' AND t.database_name = current_database() AND pt.name ~ '^p0_[0-9]+$'`).Scan(&have); err != nil {
+		return fmt.Errorf("partition: read crdb_internal.partitions: %w", err)
+	}
+	switch have {
+	case p.Count:
+		return nil
+	case 0:
+	default:
+		return fmt.Errorf("partition: tables are partitioned %d ways, asked for %d", have, p.Count)
+	}
+	for _, s := range stmts {
+		if _, err := db.Exec(ctx, s); err != nil {
+			return fmt.Errorf("partition: %s: %w", firstLine(s), err)
+		}
+	}
+	if _, err := db.Exec(ctx, `UPDATE `+metaTable+` SET partitions = $1 WHERE id = 1`, p.Count); err != nil {
+		return fmt.Errorf("partition: record in %s: %w", metaTable, err)
+	}
+	return nil
 }

@@ -310,7 +310,11 @@ func Init(ctx context.Context, db DB, o InitOptions) error {
 		}
 	}
 	if old, err := ReadMeta(ctx, db); err == nil {
-		if old.Seed != o.Seed || old.Warehouses != o.Warehouses || old.Partitions != parts {
+		// CockroachDB partitions by ALTER, so a loaded database can be
+		// partitioned later (the recipes do it after import); PostgreSQL's
+		// declarative partitions exist only from CREATE TABLE.
+		repartition := o.Dialect == Cockroach && old.Partitions <= 1 && parts > 1
+		if old.Seed != o.Seed || old.Warehouses != o.Warehouses || (old.Partitions != parts && !repartition) {
 			return fmt.Errorf("init: database already initialised with seed %d, %d warehouses, %d partitions (asked: seed %d, %d warehouses, %d partitions); pass --drop to start over",
 				old.Seed, old.Warehouses, old.Partitions, o.Seed, o.Warehouses, parts)
 		}
@@ -323,14 +327,8 @@ func Init(ctx context.Context, db DB, o InitOptions) error {
 		}
 	}
 	if o.Dialect == Cockroach && parts > 1 {
-		stmts, err := PartitionStatements(p, o.Strategy, o.Zones)
-		if err != nil {
+		if err := PartitionCockroach(ctx, db, p, o.Strategy, o.Zones); err != nil {
 			return fmt.Errorf("init: %w", err)
-		}
-		for _, s := range stmts {
-			if _, err := db.Exec(ctx, s); err != nil {
-				return fmt.Errorf("init: %s: %w", firstLine(s), err)
-			}
 		}
 	}
 	m := MetaForSeed(o.Seed, o.Warehouses, parts)
