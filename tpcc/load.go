@@ -243,12 +243,14 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 	// Fresh statistics: the run's plans (customer by last name, order by
 	// customer) depend on them and autovacuum may not have caught up.
 	if o.Dialect == Postgres {
-		if c, err := connect(ctx); err == nil {
-			_, aerr := c.Exec(ctx, "ANALYZE")
-			c.Close(ctx)
-			if aerr != nil {
-				return stats, fmt.Errorf("load: analyze: %w", aerr)
-			}
+		c, err := connect(ctx)
+		if err != nil {
+			return stats, fmt.Errorf("load: analyze: %w", err)
+		}
+		_, err = c.Exec(ctx, "ANALYZE")
+		c.Close(ctx)
+		if err != nil {
+			return stats, fmt.Errorf("load: analyze: %w", err)
 		}
 	}
 	stats.Elapsed = time.Since(start)
