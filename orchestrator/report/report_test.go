@@ -1,0 +1,147 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/orchestrator"
+	"github.com/benchrig/benchrig/tpcc/histogram"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// fakeRun lays out a finished run of plans/local.yaml: two workload
+// hosts' histogram files with known counts, their run logs, clock probes.
+func fakeRun(t *testing.T) (string, *orchestrator.Plan, *orchestrator.State) {
+	t.Helper()
+	dir := t.TempDir()
+	p, err := orchestrator.LoadPlan("../../plans/local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages, err := orchestrator.Compile(p, orchestrator.Options{DriverPath: "/opt/benchrig"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	st := orchestrator.NewState(filepath.Join(dir, "state.json"), "plans/local.yaml", "sum", orchestrator.StateOptions{}, stages, t0)
+	for i := range st.Stages {
+		s, f := t0.Add(time.Duration(i)*time.Minute), t0.Add(time.Duration(i)*time.Minute+30*time.Second)
+		st.Stages[i].Status, st.Stages[i].Started, st.Stages[i].Finished = orchestrator.Done, &s, &f
+	}
+	// Host k records, every second for 60 s, 1+k New-Orders of 20 ms and
+	// as many Payments of 5 ms: 60*(1+2)=180 New-Orders in all.
+	for k, host := range []string{"load1", "load2"} {
+		var b bytes.Buffer
+		enc := histogram.NewEncoder(&b)
+		for s := 1; s <= 60; s++ {
+			for _, op := range histogram.TPCCNames() {
+				h := histogram.NewHistogram()
+				switch op {
+				case histogram.NewOrder:
+					for range 1 + k {
+						h.RecordValue(int64(20 * time.Millisecond))
+					}
+				case histogram.Payment:
+					for range 1 + k {
+						h.RecordValue(int64(5 * time.Millisecond))
+					}
+				}
+				if err := enc.Encode(histogram.Tick{Name: op, Hist: histogram.Export(h), Elapsed: time.Second, Now: t0.Add(time.Duration(s) * time.Second)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		write(t, filepath.Join(dir, "results", host, fmt.Sprintf("workload%d.histogram.ndjson", k+1)), b.String())
+		write(t, filepath.Join(dir, "logs", "run", host+".log"), fmt.Sprintf(
+			"== 2026-12-02T12:00:00Z run TPC-C: job\nStarted %dms after --start-at\nAudit check 9.2.1.7: SKIP: not enough deliveries: 0 < 10000\nAudit check 5.2.5.7/newOrder: PASS: p90 20ms, limit 5s\n", 3+k))
+	}
+	write(t, filepath.Join(dir, "logs", "install", "db1.log"), "== 2026-12-02T12:00:00Z check PostgreSQL programs: pg_ctl --version\npg_ctl (PostgreSQL) 15.18\n")
+	write(t, filepath.Join(dir, ClockFile), `[{"host":"load1","offset_ms":0.5,"rtt_ms":2},{"host":"load2","offset_ms":-1.25,"rtt_ms":3}]`)
+	return dir, p, st
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReport checks the numbers against the merge formulas and pins the
+// Markdown in a golden file.
+func TestReport(t *testing.T) {
+	dir, p, st := fakeRun(t)
+	md, err := Write(dir, p, st, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	data, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	// Elapsed = max(Now+Elapsed) - min(Now) = 61 s - 1 s = 60 s;
+	// tpmC = 180 New-Orders / 1 minute; efficiency = 180 / (12.605 * 2).
+	if r.Result == nil || r.Result.Elapsed != 60 || r.Result.TpmC != 180 {
+		t.Fatalf("result %+v, want 60 s and 180 tpmC", r.Result)
+	}
+	if want := 100 * 180 / (12.605 * 2); math.Abs(r.Result.Efficiency-want) > 1e-9 {
+		t.Errorf("efficiency %v, want %v", r.Result.Efficiency, want)
+	}
+	if r.StartSkew == nil || r.StartSkew.Spread != 1 {
+		t.Errorf("start skew %+v, want a 1 ms spread", r.StartSkew)
+	}
+	if len(r.Series) != 60 || r.Series[10].TpmC != 180 {
+		t.Errorf("series: %d points, [10] = %+v; want 60 points at 180 tpmC", len(r.Series), r.Series[10])
+	}
+	if r.Database != "pg_ctl (PostgreSQL) 15.18" {
+		t.Errorf("database version %q", r.Database)
+	}
+	for _, f := range []string{"tpmc.svg", "latency.svg"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() < 1000 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	got, _ := os.ReadFile(md)
+	golden := filepath.Join("testdata", "report.md.golden")
+	if *update {
+		_ = os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("report.md differs from %s (review, then -update):\n%s", golden, got)
+	}
+}
+
+// TestReportWithoutResults: a run that never reached collect still gets
+// a report saying so, not an error.
+func TestReportWithoutResults(t *testing.T) {
+	dir, p, st := fakeRun(t)
+	os.RemoveAll(filepath.Join(dir, "results"))
+	md, err := Write(dir, p, st, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(md)
+	if !strings.Contains(string(got), "No histogram files were collected") {
+		t.Errorf("report lacks the no-result note:\n%s", got)
+	}
+}
