@@ -37,18 +37,18 @@ WHERE w.w_ytd IS DISTINCT FROM d.s`},
 		{Number: 2, Name: "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)",
 			// Clause 3.3.2.2: per district; the NEW-ORDER part applies
 			// only where the district has undelivered orders.
-			query: `SELECT d.d_w_id || '/' || d.d_id FROM district d
+			query: `SELECT d.d_w_id::text || '/' || d.d_id::text FROM district d
 LEFT JOIN (SELECT o_w_id, o_d_id, max(o_id) m FROM "order" GROUP BY 1, 2) o ON o.o_w_id = d.d_w_id AND o.o_d_id = d.d_id
 LEFT JOIN (SELECT no_w_id, no_d_id, max(no_o_id) m FROM new_order GROUP BY 1, 2) n ON n.no_w_id = d.d_w_id AND n.no_d_id = d.d_id
 WHERE o.m IS DISTINCT FROM d.d_next_o_id - 1 OR (n.m IS NOT NULL AND n.m <> d.d_next_o_id - 1)`},
 		{Number: 3, Name: "max(NO_O_ID) - min(NO_O_ID) + 1 = count(NEW-ORDER)",
 			// Clause 3.3.2.3: per district with new_order rows.
-			query: `SELECT no_w_id || '/' || no_d_id FROM new_order GROUP BY no_w_id, no_d_id
+			query: `SELECT no_w_id::text || '/' || no_d_id::text FROM new_order GROUP BY no_w_id, no_d_id
 HAVING max(no_o_id) - min(no_o_id) + 1 <> count(*)`},
 		{Number: 4, Name: "sum(O_OL_CNT) = count(ORDER-LINE)",
 			// Clause 3.3.2.4: per district. FULL JOIN: order lines of a
 			// district without orders are a violation too.
-			query: `SELECT coalesce(o.w, l.w) || '/' || coalesce(o.d, l.d) FROM
+			query: `SELECT coalesce(o.w, l.w)::text || '/' || coalesce(o.d, l.d)::text FROM
 (SELECT o_w_id w, o_d_id d, sum(o_ol_cnt) s FROM "order" GROUP BY 1, 2) o
 FULL JOIN (SELECT ol_w_id w, ol_d_id d, count(*) c FROM order_line GROUP BY 1, 2) l ON o.w = l.w AND o.d = l.d
 WHERE o.s IS DISTINCT FROM l.c`},
@@ -56,24 +56,24 @@ WHERE o.s IS DISTINCT FROM l.c`},
 			// Clause 3.3.2.5, both directions: an undelivered order without
 			// its new_order row, a delivered one with it, and new_order rows
 			// without an order.
-			query: `SELECT o.o_w_id || '/' || o.o_d_id || '/' || o.o_id FROM "order" o
+			query: `SELECT o.o_w_id::text || '/' || o.o_d_id::text || '/' || o.o_id::text FROM "order" o
 LEFT JOIN new_order n ON n.no_w_id = o.o_w_id AND n.no_d_id = o.o_d_id AND n.no_o_id = o.o_id
 WHERE (o.o_carrier_id IS NULL) <> (n.no_o_id IS NOT NULL)
 UNION ALL
-SELECT 'new_order ' || n.no_w_id || '/' || n.no_d_id || '/' || n.no_o_id FROM new_order n
+SELECT 'new_order ' || n.no_w_id::text || '/' || n.no_d_id::text || '/' || n.no_o_id::text FROM new_order n
 WHERE NOT EXISTS (SELECT 1 FROM "order" o WHERE o.o_w_id = n.no_w_id AND o.o_d_id = n.no_d_id AND o.o_id = n.no_o_id)`},
 		{Number: 6, Name: "O_OL_CNT = count(ORDER-LINE) per order", Expensive: true,
 			// Clause 3.3.2.6, plus order lines whose order is missing.
-			query: `SELECT o.o_w_id || '/' || o.o_d_id || '/' || o.o_id FROM "order" o
+			query: `SELECT o.o_w_id::text || '/' || o.o_d_id::text || '/' || o.o_id::text FROM "order" o
 LEFT JOIN (SELECT ol_w_id, ol_d_id, ol_o_id, count(*) c FROM order_line GROUP BY 1, 2, 3) l
   ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
 WHERE l.c IS DISTINCT FROM o.o_ol_cnt
 UNION ALL
-SELECT DISTINCT 'order_line ' || l.ol_w_id || '/' || l.ol_d_id || '/' || l.ol_o_id FROM order_line l
+SELECT DISTINCT 'order_line ' || l.ol_w_id::text || '/' || l.ol_d_id::text || '/' || l.ol_o_id::text FROM order_line l
 WHERE NOT EXISTS (SELECT 1 FROM "order" o WHERE o.o_w_id = l.ol_w_id AND o.o_d_id = l.ol_d_id AND o.o_id = l.ol_o_id)`},
 		{Number: 7, Name: "OL_DELIVERY_D IS NULL iff O_CARRIER_ID IS NULL", Expensive: true,
 			// Clause 3.3.2.7.
-			query: `SELECT ol.ol_w_id || '/' || ol.ol_d_id || '/' || ol.ol_o_id || '/' || ol.ol_number FROM order_line ol
+			query: `SELECT ol.ol_w_id::text || '/' || ol.ol_d_id::text || '/' || ol.ol_o_id::text || '/' || ol.ol_number::text FROM order_line ol
 JOIN "order" o ON o.o_w_id = ol.ol_w_id AND o.o_d_id = ol.ol_d_id AND o.o_id = ol.ol_o_id
 WHERE (ol.ol_delivery_d IS NULL) <> (o.o_carrier_id IS NULL)`},
 		{Number: 8, Name: "W_YTD = sum(H_AMOUNT)", Expensive: true,
@@ -83,7 +83,7 @@ LEFT JOIN (SELECT h_w_id, sum(h_amount) s FROM history GROUP BY h_w_id) h ON h.h
 WHERE w.w_ytd IS DISTINCT FROM h.s`},
 		{Number: 9, Name: "D_YTD = sum(H_AMOUNT)", Expensive: true,
 			// Clause 3.3.2.9: history by (h_w_id, h_d_id).
-			query: `SELECT d.d_w_id || '/' || d.d_id FROM district d
+			query: `SELECT d.d_w_id::text || '/' || d.d_id::text FROM district d
 LEFT JOIN (SELECT h_w_id, h_d_id, sum(h_amount) s FROM history GROUP BY 1, 2) h
   ON h.h_w_id = d.d_w_id AND h.h_d_id = d.d_id
 WHERE d.d_ytd IS DISTINCT FROM h.s`},
@@ -94,14 +94,14 @@ WHERE d.d_ytd IS DISTINCT FROM h.s`},
     FROM "order" o JOIN order_line l ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
     WHERE l.ol_delivery_d IS NOT NULL GROUP BY 1, 2, 3),
   h AS (SELECT h_c_w_id w, h_c_d_id d, h_c_id c, sum(h_amount) s FROM history GROUP BY 1, 2, 3)
-SELECT c.c_w_id || '/' || c.c_d_id || '/' || c.c_id FROM customer c
+SELECT c.c_w_id::text || '/' || c.c_d_id::text || '/' || c.c_id::text FROM customer c
 LEFT JOIN ol ON ol.w = c.c_w_id AND ol.d = c.c_d_id AND ol.c = c.c_id
 LEFT JOIN h ON h.w = c.c_w_id AND h.d = c.c_d_id AND h.c = c.c_id
 WHERE c.c_balance <> coalesce(ol.s, 0) - coalesce(h.s, 0)`},
 		{Number: 11, Name: "count(ORDER) - count(NEW-ORDER) = 2100", Expensive: true, LoadOnly: true,
 			// Clause 3.3.2.11: per district, true of the initial
 			// population (every Delivery adds one to the difference).
-			query: `SELECT o.w || '/' || o.d FROM (SELECT o_w_id w, o_d_id d, count(*) c FROM "order" GROUP BY 1, 2) o
+			query: `SELECT o.w::text || '/' || o.d::text FROM (SELECT o_w_id w, o_d_id d, count(*) c FROM "order" GROUP BY 1, 2) o
 LEFT JOIN (SELECT no_w_id w, no_d_id d, count(*) c FROM new_order GROUP BY 1, 2) n ON n.w = o.w AND n.d = o.d
 WHERE o.c - coalesce(n.c, 0) <> 2100`},
 		{Number: 12, Name: "C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT)", Expensive: true,
@@ -109,7 +109,7 @@ WHERE o.c - coalesce(n.c, 0) <> 2100`},
 			query: `WITH ol AS (SELECT o.o_w_id w, o.o_d_id d, o.o_c_id c, sum(l.ol_amount) s
     FROM "order" o JOIN order_line l ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
     WHERE l.ol_delivery_d IS NOT NULL GROUP BY 1, 2, 3)
-SELECT c.c_w_id || '/' || c.c_d_id || '/' || c.c_id FROM customer c
+SELECT c.c_w_id::text || '/' || c.c_d_id::text || '/' || c.c_id::text FROM customer c
 LEFT JOIN ol ON ol.w = c.c_w_id AND ol.d = c.c_d_id AND ol.c = c.c_id
 WHERE c.c_balance + c.c_ytd_payment <> coalesce(ol.s, 0)`},
 	}

@@ -297,6 +297,13 @@ func loadUnit(ctx context.Context, conn *pgx.Conn, d Dialect, w int, jobs []tabl
 		if exists {
 			return false, nil
 		}
+		// Since v22.2 a COPY is one transaction unless this is off; off, it
+		// commits every batch, which is what keeps a warehouse's 300,000
+		// order lines within CockroachDB's transaction limits. Older
+		// versions do not know the setting and already batch.
+		if _, err := conn.Exec(ctx, "SET copy_from_atomic_enabled = false"); err != nil && !isUndefinedParameter(err) {
+			return false, fmt.Errorf("set copy_from_atomic_enabled: %w", err)
+		}
 		for _, j := range jobs {
 			del := "DELETE FROM " + j.table.Name
 			if w != 0 {
@@ -401,4 +408,9 @@ func human(v float64) string {
 		return fmt.Sprintf("%.1fk", v/1e3)
 	}
 	return fmt.Sprintf("%.0f", v)
+}
+
+func isUndefinedParameter(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "42704"
 }
