@@ -48,6 +48,11 @@ if [ "$got" != "$4" ]; then
 	exit 3
 fi
 chmod "$3" -- "$1"
+if [ -d "$2" ]; then
+	rm -f -- "$1"
+	echo "$2 is a directory" >&2
+	exit 4
+fi
 mv -f -- "$1" "$2"`
 
 // remoteSHA256 hashes a file on the host, in a session slot its caller

@@ -88,6 +88,15 @@ func TestPutGet(t *testing.T) {
 		t.Error("file created despite checksum mismatch")
 	}
 
+	// A directory as the target is refused, not filled with a temp file.
+	err = s.Put(ctx, l.Name(1), remote.Transfer{Local: local, Remote: filepath.Dir(remoteOf(1))})
+	if err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("put onto a directory: %v", err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(remoteOf(1)), "*.tmp")); len(m) > 0 {
+		t.Errorf("temp files left in the directory: %v", m)
+	}
+
 	dir := t.TempDir()
 	outs = remote.Each(ctx, s.Hosts(), 0, func(ctx context.Context, host string) error {
 		i := indexOf(s.Hosts(), host)
