@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,5 +191,29 @@ func TestConcurrentTransfersOneHost(t *testing.T) {
 		if err := remote.Failed(outs); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
+	}
+}
+
+// TestPutKilledHost: the host dies mid-upload; the upload fails with a
+// TransportError and leaves no file under the target name.
+func TestPutKilledHost(t *testing.T) {
+	l := sshtest.StartT(t, 1)
+	s := newSSH(t, l, func(c *remote.SSHConfig) { c.DialRetries = -1 })
+	local := filepath.Join(t.TempDir(), "big")
+	writeRandom(t, local, 128<<20)
+	dst := filepath.Join(l.HostDir(0), "big")
+	if err := s.Connect(context.Background(), l.Name(0)); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		l.Kill(0)
+	}()
+	err := s.Put(context.Background(), l.Name(0), remote.Transfer{Local: local, Remote: dst})
+	if !errors.As(err, new(*remote.TransportError)) {
+		t.Fatalf("err = %v (%T), want a TransportError", err, err)
+	}
+	if _, err := os.Stat(dst); err == nil {
+		t.Error("a partial upload appeared under the target name")
 	}
 }
