@@ -36,7 +36,7 @@ type RunConfig struct {
 	Conns   int // total connections over all URLs (0: 2 per active warehouse in wait mode, Workers otherwise)
 
 	DisplayEvery   time.Duration // progress period and histogram tick (0: 1s)
-	Histograms     io.Writer     // ndjson ticks (nil: none)
+	Histograms     io.Writer     // ndjson ticks (nil: none); flushed every tick if it has Flush() error
 	TolerateErrors bool          // count errors instead of stopping
 	StartAt        time.Time     // zero: now
 	Seed           uint64        // run randomness (0: from the clock)
@@ -421,6 +421,13 @@ loop:
 					break loop
 				}
 			}
+			// A buffered file is flushed every tick, so a run that is
+			// killed leaves every completed tick on disk.
+			if err := flush(cfg.Histograms); err != nil {
+				loopErr = fmt.Errorf("tpcc run: --histograms: %w", err)
+				cancel(loopErr)
+				break loop
+			}
 		}
 		out.Flush()
 		if !now.Before(end) {
@@ -452,6 +459,9 @@ loop:
 			if err := enc.Encode(iv.Tick()); err != nil && loopErr == nil {
 				loopErr = fmt.Errorf("tpcc run: --histograms: %w", err)
 			}
+		}
+		if err := flush(cfg.Histograms); err != nil && loopErr == nil {
+			loopErr = fmt.Errorf("tpcc run: --histograms: %w", err)
 		}
 	}
 	res := &RunResult{Elapsed: now.Sub(measureStart), Result: &histogram.Result{
@@ -510,6 +520,14 @@ func (l *errorLog) print(w io.Writer) {
 	if last != nil {
 		fmt.Fprintf(w, "%d error(s) since the last line, latest: %v\n", n, last)
 	}
+}
+
+// flush flushes w if it buffers (a *bufio.Writer over the file).
+func flush(w io.Writer) error {
+	if f, ok := w.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
 }
 
 // noWaitHome is the index into plan.homes of no-wait worker k among nW
