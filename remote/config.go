@@ -41,56 +41,78 @@ func (e *endpoint) key() string {
 	return b.String()
 }
 
-// sshConfig is the user's parsed ssh_config, or nothing.
+// systemSSHConfig is OpenSSH's system-wide client config, read after the
+// user's (first value wins) unless a file is named explicitly, as ssh -F
+// does.
+const systemSSHConfig = "/etc/ssh/ssh_config"
+
+// sshConfig is the parsed ssh_config files (user's, then system's), or
+// nothing.
 type sshConfig struct {
-	path string
-	cfg  *sshconfig.Config // nil: no file, or resolved by ssh -G
-	// viaSSHG is set when the parser could not read the file (Match
-	// final / Match exec, which kevinburke/ssh_config rejects) but
-	// OpenSSH is installed: each host is then resolved by `ssh -G`,
-	// OpenSSH's own fully evaluated configuration.
+	paths []string
+	cfgs  []*sshconfig.Config // parallel to paths; empty under viaSSHG
+	// viaSSHG is set when the parser could not read a file (Match final,
+	// Match exec, which kevinburke/ssh_config rejects) but OpenSSH is
+	// installed: each host is then resolved by `ssh -G`, OpenSSH's own
+	// fully evaluated configuration.
 	viaSSHG bool
+	gArgs   []string // "-F", file when one was named
 	warning string
 	mu      sync.Mutex
 	gCache  map[string]map[string][]string
 }
 
-// loadSSHConfig reads path; "" means ~/.ssh/config if it exists, "none"
-// means no file. A file that exists but cannot be read or parsed is an
-// error naming it: silently falling back to defaults would connect as the
-// wrong user or port, or skip the bastion.
+// loadSSHConfig reads path; "" means ~/.ssh/config then
+// /etc/ssh/ssh_config, those that exist; "none" means no file. A file
+// that exists but cannot be read is an error naming it, and so is one
+// that cannot be parsed unless OpenSSH can resolve it (ssh -G): silently
+// falling back to defaults would connect as the wrong user or port, or
+// skip the bastion.
 func loadSSHConfig(path string) (*sshConfig, error) {
-	explicit := path != ""
 	if path == "none" {
 		return &sshConfig{}, nil
 	}
-	if path == "" {
-		home, err := os.UserHomeDir()
+	c := &sshConfig{gCache: map[string]map[string][]string{}}
+	var candidates []string
+	if path != "" {
+		candidates = []string{path}
+		c.gArgs = []string{"-F", path}
+	} else {
+		if home, err := os.UserHomeDir(); err == nil {
+			candidates = append(candidates, filepath.Join(home, ".ssh", "config"))
+		}
+		candidates = append(candidates, systemSSHConfig)
+	}
+	var parseErrs []string
+	for _, p := range candidates {
+		f, err := os.Open(p)
+		if errors.Is(err, os.ErrNotExist) && path == "" {
+			continue
+		}
 		if err != nil {
-			return &sshConfig{}, nil
+			return nil, fmt.Errorf("ssh config %s: %w", p, err)
 		}
-		path = filepath.Join(home, ".ssh", "config")
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) && !explicit {
-		return &sshConfig{path: path}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("ssh config %s: %w", path, err)
-	}
-	defer f.Close()
-	cfg, err := sshconfig.Decode(f)
-	if err != nil {
-		if _, lookErr := exec.LookPath("ssh"); lookErr == nil {
-			return &sshConfig{path: path, viaSSHG: true, gCache: map[string]map[string][]string{},
-				warning: fmt.Sprintf("ssh config %s: %v; resolving hosts with `ssh -G` instead", path, err)}, nil
+		cfg, err := sshconfig.Decode(f)
+		f.Close()
+		if err != nil {
+			parseErrs = append(parseErrs, fmt.Sprintf("%s: %v", p, err))
+			continue
 		}
-		return nil, fmt.Errorf("ssh config %s cannot be parsed (%w) and OpenSSH's ssh is not installed to resolve it; fix it, or pass --ssh-config none (or another file)", path, err)
+		c.paths = append(c.paths, p)
+		c.cfgs = append(c.cfgs, cfg)
 	}
-	return &sshConfig{path: path, cfg: cfg}, nil
+	if len(parseErrs) == 0 {
+		return c, nil
+	}
+	if _, err := exec.LookPath("ssh"); err != nil {
+		return nil, fmt.Errorf("ssh config %s cannot be parsed and OpenSSH's ssh is not installed to resolve it; fix it, or pass --ssh-config none (or another file)", strings.Join(parseErrs, "; "))
+	}
+	c.viaSSHG, c.paths, c.cfgs = true, candidates, nil
+	c.warning = fmt.Sprintf("ssh config %s; resolving hosts with `ssh -G` instead", strings.Join(parseErrs, "; "))
+	return c, nil
 }
 
-// sshG returns `ssh -G -F path alias` as key → values (keys lower case).
+// sshG returns `ssh -G [-F path] alias` as key → values (keys lower case).
 func (c *sshConfig) sshG(alias string) (map[string][]string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -100,12 +122,13 @@ func (c *sshConfig) sshG(alias string) (map[string][]string, error) {
 	if strings.HasPrefix(alias, "-") {
 		return nil, fmt.Errorf("host alias %q starts with '-'", alias)
 	}
+	args := append(append([]string{"-G"}, c.gArgs...), alias)
 	var stderr strings.Builder
-	cmd := exec.Command("ssh", "-G", "-F", c.path, alias)
+	cmd := exec.Command("ssh", args...)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("ssh -G -F %s %s: %w: %s", c.path, alias, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("ssh %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	m := map[string][]string{}
 	for _, line := range strings.Split(string(out), "\n") {
@@ -118,6 +141,7 @@ func (c *sshConfig) sshG(alias string) (map[string][]string, error) {
 	return m, nil
 }
 
+// get is key's value for alias: the first file that sets it wins.
 func (c *sshConfig) get(alias, key string) (string, error) {
 	if c.viaSSHG {
 		m, err := c.sshG(alias)
@@ -126,29 +150,34 @@ func (c *sshConfig) get(alias, key string) (string, error) {
 		}
 		return m[strings.ToLower(key)][0], nil
 	}
-	if c.cfg == nil {
-		return "", nil
+	for i, cfg := range c.cfgs {
+		v, err := cfg.Get(alias, key)
+		if err != nil {
+			return "", fmt.Errorf("ssh config %s: %s for %s: %w", c.paths[i], key, alias, err)
+		}
+		if v != "" {
+			return v, nil
+		}
 	}
-	v, err := c.cfg.Get(alias, key)
-	if err != nil {
-		return "", fmt.Errorf("ssh config %s: %s for %s: %w", c.path, key, alias, err)
-	}
-	return v, nil
+	return "", nil
 }
 
+// getAll is every value of key for alias, across files (IdentityFile
+// accumulates, as in ssh).
 func (c *sshConfig) getAll(alias, key string) ([]string, error) {
 	if c.viaSSHG {
 		m, err := c.sshG(alias)
 		return m[strings.ToLower(key)], err
 	}
-	if c.cfg == nil {
-		return nil, nil
+	var all []string
+	for i, cfg := range c.cfgs {
+		v, err := cfg.GetAll(alias, key)
+		if err != nil {
+			return nil, fmt.Errorf("ssh config %s: %s for %s: %w", c.paths[i], key, alias, err)
+		}
+		all = append(all, v...)
 	}
-	v, err := c.cfg.GetAll(alias, key)
-	if err != nil {
-		return nil, fmt.Errorf("ssh config %s: %s for %s: %w", c.path, key, alias, err)
-	}
-	return v, nil
+	return all, nil
 }
 
 // resolve turns a Target into an endpoint. extraKeys are offered to every
@@ -254,7 +283,7 @@ func (c *sshConfig) resolveHost(alias, login string, port int) (*endpoint, error
 		}
 		if p != "" {
 			if e.port, err = strconv.Atoi(p); err != nil || e.port <= 0 || e.port > 65535 {
-				return nil, fmt.Errorf("ssh config %s: bad Port %q for %s", c.path, p, alias)
+				return nil, fmt.Errorf("ssh config %s: bad Port %q for %s", strings.Join(c.paths, ", "), p, alias)
 			}
 		}
 	}
