@@ -34,6 +34,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			putCommand(),
 			getCommand(),
 			tpccCommand(),
+			crudCommand(),
 		},
 	}
 }
