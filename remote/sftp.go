@@ -55,6 +55,39 @@ if [ -d "$2" ]; then
 fi
 mv -f -- "$1" "$2"`
 
+// sumKey identifies a local file's content for the hash cache: the same
+// path, size and modification time are taken to mean the same bytes.
+type sumKey struct {
+	path  string
+	size  int64
+	mtime int64
+}
+
+type sumEntry struct {
+	once sync.Once
+	sum  string
+	err  error
+}
+
+// localSHA256 hashes a local file once per executor however many hosts
+// it is put to: a 500 MB binary sent to 80 nodes is read and hashed once,
+// not 80 times.
+func (s *SSH) localSHA256(p string, st os.FileInfo) (string, error) {
+	k := sumKey{p, st.Size(), st.ModTime().UnixNano()}
+	s.mu.Lock()
+	if s.sums == nil {
+		s.sums = map[sumKey]*sumEntry{}
+	}
+	e, ok := s.sums[k]
+	if !ok {
+		e = &sumEntry{}
+		s.sums[k] = e
+	}
+	s.mu.Unlock()
+	e.once.Do(func() { e.sum, e.err = fileSHA256(p) })
+	return e.sum, e.err
+}
+
 // remoteSHA256 hashes a file on the host, in a session slot its caller
 // (a transfer) holds.
 func (s *SSH) remoteSHA256(ctx context.Context, host, p string) (string, error) {
@@ -177,7 +210,7 @@ func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 	}
 	localSum := make(chan sumResult, 1)
 	go func() {
-		sum, err := fileSHA256(t.Local)
+		sum, err := s.localSHA256(t.Local, st)
 		if err == nil && t.SHA256 != "" && !strings.EqualFold(sum, t.SHA256) {
 			err = sumMismatch("local file", t.Local, sum, t.SHA256)
 		}

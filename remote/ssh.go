@@ -154,6 +154,7 @@ type SSH struct {
 	conns    map[string]*hostConn // by endpoint key
 	rng      *rand.Rand
 	progress *mpb.Progress
+	sums     map[sumKey]*sumEntry // local file hashes, see localSHA256
 	closed   bool
 }
 
