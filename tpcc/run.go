@@ -26,6 +26,11 @@ type RunConfig struct {
 	ActiveWarehouses int   // warehouses with terminals (0: Warehouses)
 	Partitions       int   // 0 or 1: unpartitioned
 	Affinity         []int // partitions this host drives (nil: all)
+	// On CockroachDB, a run with Partitions > 1 first partitions the
+	// tables if they are not yet (idempotent), as CockroachDB's workload
+	// does: the recipes partition with a short run after the import.
+	PartitionStrategy PartitionStrategy
+	Zones             []string
 
 	Ramp, Duration time.Duration
 	// Wait scales keying and think times: 1 is the spec (10 terminals
@@ -234,6 +239,14 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	dialect, meta, err := probe(ctx, pools[0])
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
+	}
+	if dialect == Cockroach && cfg.Partitions > 1 {
+		fmt.Fprintf(out, "Partitioning the tables %d ways (%s), unless they are...\n", cfg.Partitions, cfg.PartitionStrategy)
+		out.Flush()
+		if err := PartitionCockroach(ctx, pools[0], parts, cfg.PartitionStrategy, cfg.Zones); err != nil {
+			return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
+		}
+		meta.Partitions = cfg.Partitions
 	}
 	// A --warehouses other than the loaded count makes transactions miss
 	// rows (CockroachDB's workload then fails with "no rows in result
