@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 )
@@ -208,12 +209,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		fn    func(context.Context, client) (int64, error)
 		dur   *time.Duration
 		count *int64
+		unit  string // what count counts, for the progress line
 	}
 	phases := []phase{
-		{"insert", false, insertAll, &res.InsertDur, &res.Inserts},
-		{"update", false, updateAll, &res.UpdateDur, &res.Updates},
-		{"select-one", cfg.SelectRepeat == 0, selectOne(cfg.SelectRepeat), &res.SelectDur, &res.Selects},
-		{"select-many", cfg.ManyRepeat == 0, selectMany(cfg.ManyRepeat), &res.ManyDur, &res.ManyRows},
+		{"insert", false, insertAll, &res.InsertDur, &res.Inserts, "inserts"},
+		{"update", false, updateAll, &res.UpdateDur, &res.Updates, "updates"},
+		{"select-one", cfg.SelectRepeat == 0, selectOne(cfg.SelectRepeat), &res.SelectDur, &res.Selects, "selects"},
+		{"select-many", cfg.ManyRepeat == 0, selectMany(cfg.ManyRepeat), &res.ManyDur, &res.ManyRows, "rows"},
 	}
 	for _, ph := range phases {
 		if ph.skip {
@@ -225,7 +227,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		*ph.dur, *ph.count = d, count
 		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "crud: %-11s %9d rows in %v\n", ph.name, count, d.Round(time.Millisecond))
+			fmt.Fprintf(cfg.Progress, "crud: %-11s %9d %-7s in %8v  %10.0f/s\n",
+				ph.name, count, ph.unit, d.Round(time.Millisecond), rate(count, d))
 		}
 	}
 	// Every goroutine checked its own rows; the totals must then be what
@@ -260,7 +263,15 @@ func setup(ctx context.Context, cfg Config, table string) error {
 		}
 	}
 	if _, err := conn.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+table+" (id BIGINT PRIMARY KEY, content TEXT NOT NULL)"); err != nil {
-		return fmt.Errorf("create: %w", err)
+		// Several hosts sharing the table create it at the same moment;
+		// PostgreSQL's IF NOT EXISTS is not atomic and the loser gets a
+		// unique violation on its catalog (pg_type), "type already
+		// exists" or "relation already exists" instead. The table exists
+		// either way.
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || !lostCreateRace(pe.Code) {
+			return fmt.Errorf("create: %w", err)
+		}
 	}
 	if !cfg.Drop {
 		lo := cfg.KeyOffset + 1
@@ -270,6 +281,18 @@ func setup(ctx context.Context, cfg Config, table string) error {
 		}
 	}
 	return nil
+}
+
+// lostCreateRace reports whether a CREATE TABLE IF NOT EXISTS failed only
+// because a concurrent session created the same table first.
+func lostCreateRace(code string) bool {
+	switch code {
+	case "23505", // unique_violation (pg_type_typname_nsp_index)
+		"42710", // duplicate_object (type already exists)
+		"42P07": // duplicate_table
+		return true
+	}
+	return false
 }
 
 // connect opens one pool per URL, sized to the goroutines it serves, and
@@ -314,6 +337,11 @@ func connect(ctx context.Context, cfg Config, stmts map[string]string) ([]*pgxpo
 		g.Go(func() error {
 			c, err := pools[u].Acquire(gctx)
 			if err != nil {
+				var pe *pgconn.PgError
+				if errors.As(err, &pe) && pe.Code == "53300" { // too_many_connections
+					return fmt.Errorf("goroutine %d: connect %s: %w (every goroutine holds a connection: raise the server's max_connections above %d or run fewer goroutines)",
+						i, redact(cfg.URLs[u]), err, int(per[u]))
+				}
 				return fmt.Errorf("goroutine %d: connect %s: %w", i, redact(cfg.URLs[u]), err)
 			}
 			clients[i].conn = c

@@ -334,3 +334,53 @@ func TestRunErrorsSayWhere(t *testing.T) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 }
+
+// TestRunTooFewConnections: every goroutine holds a connection, so a
+// server whose max_connections is below --goroutines must fail before the
+// first phase, with a hint naming the setting.
+func TestRunTooFewConnections(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.NoSync(), pgtest.Setting("max_connections", "8"))
+	url := srv.NewDatabase(t)
+	_, err := Run(context.Background(), Config{URLs: []string{url}, Goroutines: 12, Records: 2, Table: "t"})
+	if err == nil || !strings.Contains(err.Error(), "raise the server's max_connections above 12") {
+		t.Errorf("error %v, want the max_connections hint", err)
+	}
+}
+
+// TestRunSharedTable: hosts sharing one table with disjoint --key-offset
+// ranges run at the same time, each creating the table if missing.
+func TestRunSharedTable(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.NoSync())
+	url := srv.NewDatabase(t)
+	ctx := context.Background()
+	const hosts = 3
+	errs := make([]error, hosts)
+	done := make(chan int)
+	for h := range hosts {
+		go func() {
+			_, errs[h] = Run(ctx, Config{URLs: []string{url}, Goroutines: 3, Records: 30, SelectRepeat: 1, ManyRepeat: 2,
+				Table: "shared", KeyOffset: int64(h) * 90})
+			done <- h
+		}()
+	}
+	for range hosts {
+		<-done
+	}
+	for h, err := range errs {
+		if err != nil {
+			t.Errorf("host %d: %v", h, err)
+		}
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n, distinct int64
+	if err := conn.QueryRow(ctx, `SELECT count(*), count(DISTINCT id) FROM shared WHERE id BETWEEN 1 AND 270`).Scan(&n, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if n != 270 || distinct != 270 {
+		t.Errorf("%d rows (%d distinct ids), want 270", n, distinct)
+	}
+}

@@ -49,7 +49,16 @@
 // range is deleted first, so a rerun works; with --drop the table is
 // recreated, which is the clean state a disk comparison should start from
 // (deleted rows leave dead tuples behind on PostgreSQL). Several workload
-// hosts can share one table by giving each a disjoint --key-offset.
+// hosts can share one table by giving each a disjoint --key-offset (say
+// host i gets i·G·R) and no --drop; they may start at the same moment, as
+// a losing concurrent CREATE TABLE IF NOT EXISTS is recognised. Each host
+// times its own phases: phases of different hosts are not aligned with
+// each other.
+//
+// Every goroutine holds a connection for the whole run, so the server's
+// max_connections must exceed G (PostgreSQL's default of 100 is just
+// enough for the seed's 100 as a superuser); a refusal is reported with
+// that hint before any phase starts.
 //
 // Output is the seed's nine columns, with its exact names, either
 // tab-separated like the seed (WriteTSV) or aligned (WriteAligned), and a
