@@ -17,6 +17,8 @@ type Options struct {
 	// Only, From and Until select stages (names from StageNames).
 	Only        []string
 	From, Until string
+	// SkipPreflight leaves the preflight stage out.
+	SkipPreflight bool
 	// DriverPath is the local benchrig binary uploaded to workload hosts
 	// when the plan names none (default: this executable).
 	DriverPath string
@@ -44,6 +46,8 @@ func Compile(p *Plan, opt Options) ([]Stage, error) {
 	for _, name := range names {
 		st := Stage{Name: name}
 		switch name {
+		case "preflight":
+			c.preflight(&st)
 		case "install":
 			c.install(&st)
 		case "start":
@@ -85,14 +89,18 @@ func selectStages(planned []string, opt Options) ([]string, error) {
 		return nil
 	}
 	out := planned
+	if opt.SkipPreflight {
+		out = slices.DeleteFunc(slices.Clone(out), func(s string) bool { return s == "preflight" })
+	}
 	if len(opt.Only) > 0 {
 		for _, s := range opt.Only {
 			if err := check("--only", s); err != nil {
 				return nil, err
 			}
 		}
+		only := out
 		out = nil
-		for _, s := range planned {
+		for _, s := range only {
 			if slices.Contains(opt.Only, s) {
 				out = append(out, s)
 			}
@@ -279,11 +287,15 @@ func (c *compiler) tpccRun(st *Stage, what string, ramp, duration Duration, hist
 		args = append(args, p.TPCC.Extra...)
 		urls := c.f.urls()
 		args = append(args, urls...)
-		st.add(Step{Host: h.Name, Kind: Job, What: what + " TPC-C", Positional: len(urls),
+		st.add(Step{Host: h.Name, Kind: Job, What: what + " TPC-C", Positional: len(urls), CheckExit: tpccCheckExit,
 			JobName: what, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
 			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
 	}
 }
+
+// tpccCheckExit is `benchrig tpcc run`'s exit status for a run that
+// finished but failed an audit check.
+const tpccCheckExit = 30
 
 // histogramFile is workload host i's histogram file name.
 func histogramFile(p *Plan, i int) string {

@@ -29,6 +29,7 @@ type Plan struct {
 	Settings    Settings   `yaml:"settings"`
 	License     *License   `yaml:"license"`
 	TPCC        TPCC       `yaml:"tpcc"`
+	Preflight   Preflight  `yaml:"preflight"`
 	Stages      []string   `yaml:"stages"`
 
 	// Filled by LoadPlan.

@@ -62,6 +62,17 @@ type Runner struct {
 	shown   map[string]bool // scripts the listing has printed
 	outMu   sync.Mutex
 	journMu sync.Mutex
+	probeMu sync.Mutex
+	probes  []ProbeResult // of the stage under way
+	checks  []string      // steps that finished with a failed check
+}
+
+// CheckFailedError says the run went through but a benchmark check failed
+// on some host (an audit check of tpcc run).
+type CheckFailedError struct{ Failures []string }
+
+func (e *CheckFailedError) Error() string {
+	return "the run finished, but benchmark checks failed: " + strings.Join(e.Failures, "; ")
 }
 
 // StepError says which stage, host and step failed. Its text is scrubbed
@@ -97,6 +108,9 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) error {
 		if err := r.runStage(ctx, i, st); err != nil {
 			return err
 		}
+	}
+	if len(r.checks) > 0 {
+		return &CheckFailedError{Failures: r.checks}
 	}
 	return nil
 }
@@ -144,6 +158,9 @@ func (r *Runner) runStage(ctx context.Context, idx int, st Stage) error {
 			return err
 		}
 	}
+	r.probeMu.Lock()
+	r.probes = nil
+	r.probeMu.Unlock()
 	// Each host's position among its own steps, across phases.
 	pos := map[string]int{}
 	var phase []Step
@@ -157,12 +174,30 @@ func (r *Runner) runStage(ctx context.Context, idx int, st Stage) error {
 			phase = nil
 		}
 	}
+	verifyFailed := false
+	if err == nil && st.Verify != nil {
+		r.probeMu.Lock()
+		probes := append([]ProbeResult(nil), r.probes...)
+		r.probeMu.Unlock()
+		text, verr := st.Verify(probes)
+		r.printf("%s", text)
+		if verr != nil {
+			err, verifyFailed = fmt.Errorf("stage %s: %w", st.Name, verr), true
+		}
+	}
 	if r.State != nil {
 		finished := r.now()
 		if serr := r.State.update(func() {
 			ss := &r.State.Stages[idx]
 			if err != nil {
 				ss.Status = Failed
+				if verifyFailed {
+					// The verdict needs every host's answer: a resume
+					// asks them all again.
+					for k := range ss.Hosts {
+						ss.Hosts[k].Done, ss.Hosts[k].Status, ss.Hosts[k].Error = 0, Failed, verr(err)
+					}
+				}
 				return
 			}
 			ss.Status, ss.Finished = Done, &finished
@@ -267,8 +302,22 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n i
 	}
 	sent := time.Now()
 	res, err := r.runStep(ctx, idx, s)
-	if s.Probe != "" && err == nil && r.Observe != nil {
-		r.Observe(st.Name, s, sent, time.Now(), res)
+	var exit *remote.ExitError
+	if s.CheckExit != 0 && errors.As(err, &exit) && exit.Code == s.CheckExit {
+		r.printf("   %s: %s finished, but its checks failed (exit %d); going on\n", s.Host, s.What, exit.Code)
+		r.outMu.Lock()
+		r.checks = append(r.checks, fmt.Sprintf("%s on %s (stage %s)", s.What, s.Host, st.Name))
+		r.outMu.Unlock()
+		err = nil
+	}
+	if s.Probe != "" && err == nil {
+		received := time.Now()
+		r.probeMu.Lock()
+		r.probes = append(r.probes, ProbeResult{Host: s.Host, Probe: s.Probe, Sent: sent, Received: received, Stdout: string(res.Stdout)})
+		r.probeMu.Unlock()
+		if r.Observe != nil {
+			r.Observe(st.Name, s, sent, received, res)
+		}
 	}
 	r.log(st.Name, s, res, err)
 	if err != nil {
@@ -295,6 +344,8 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n i
 	}
 	return nil
 }
+
+func verr(err error) string { return err.Error() }
 
 // scrub removes the values of the command's secrets from text.
 func scrub(c remote.Cmd, text string) string {

@@ -11,6 +11,7 @@ var scriptNames = map[string]string{
 	pgStartScript:   "pg-start",
 	pgStopScript:    "pg-stop",
 	createDB:        "pg-createdb",
+	preflightScript: "preflight",
 	ulimitScript:    "ulimit",
 	crdbStartScript: "crdb-start",
 	crdbStopScript:  "crdb-stop",

@@ -15,6 +15,9 @@ type Stage struct {
 	Serial bool     // one host after another (the rolling binary swap)
 	Notes  []string // said when the stage starts (e.g. what a flavor skips)
 	Steps  []Step
+	// Verify, if set, judges the stage's probe results once every host is
+	// done; its text is printed, and an error fails the stage.
+	Verify func([]ProbeResult) (string, error)
 
 	phase int
 }
@@ -79,6 +82,10 @@ type Step struct {
 	// Positional counts the trailing positional arguments of Cmd (the
 	// connection URLs); flags the runner adds go before them.
 	Positional int
+	// CheckExit is the exit status by which the command says "done, but
+	// a benchmark check failed" (benchrig tpcc's 30): the stage goes on
+	// (results are still collected) and the run ends as a failed check.
+	CheckExit int
 	// Probe names what an Exec step measures ("clock"); the Runner hands
 	// its timing and output to Observe.
 	Probe string

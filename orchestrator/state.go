@@ -41,10 +41,11 @@ type State struct {
 
 // StateOptions are the compile options a resume must reuse.
 type StateOptions struct {
-	Only       []string `json:"only,omitempty"`
-	From       string   `json:"from,omitempty"`
-	Until      string   `json:"until,omitempty"`
-	DriverPath string   `json:"driver_path,omitempty"`
+	Only          []string `json:"only,omitempty"`
+	From          string   `json:"from,omitempty"`
+	Until         string   `json:"until,omitempty"`
+	DriverPath    string   `json:"driver_path,omitempty"`
+	SkipPreflight bool     `json:"skip_preflight,omitempty"`
 }
 
 // StageState is one stage's progress.

@@ -22,11 +22,12 @@ const (
 
 // StageNames lists every stage in the order they run.
 var StageNames = []string{
-	"install", "start", "init", "configure", "import", "partition",
+	"preflight", "install", "start", "init", "configure", "import", "partition",
 	"swap", "allocate", "run", "collect", "merge",
 }
 
 var (
+	fioSize  = regexp.MustCompile(`^[0-9]+[KMG]?$`)
 	planName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	hexSHA   = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	envVar   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -92,6 +93,10 @@ func validate(ps *problems, p *Plan) {
 	validateLicense(ps, p)
 	validateTPCC(ps, p)
 	validateStages(ps, p)
+	p.Preflight.defaults()
+	if !fioSize.MatchString(p.Preflight.FioSize) {
+		ps.at(p.node(&p.Preflight.FioSize), "preflight.fio_size: want a size such as 256M or 1G (0 skips the disk benchmark), got %q", p.Preflight.FioSize)
+	}
 	assignPartitions(ps, p)
 }
 

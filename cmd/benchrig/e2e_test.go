@@ -73,7 +73,21 @@ type e2e struct {
 	procDone chan error
 }
 
-func newE2E(t *testing.T, duration string) *e2e {
+// planOpts change the e2e plan: the stages, and extra lines for the tpcc
+// and preflight sections.
+type planOpts struct {
+	stages, tpcc, preflight string
+}
+
+func newE2E(t *testing.T, duration string, opts ...planOpts) *e2e {
+	o := planOpts{stages: "install, start, init, configure, import, partition, swap, run, collect, merge"}
+	for _, x := range opts {
+		if x.stages != "" {
+			o.stages = x.stages
+		}
+		o.tpcc += x.tpcc
+		o.preflight += x.preflight
+	}
 	if testing.Short() {
 		t.Skip("end-to-end test (-short)")
 	}
@@ -118,15 +132,18 @@ binaries:
   swap: {host: %s}
 settings:
   preset: postgres-tpcc
-tpcc:
+preflight:
+  fio_size: 16M
+  fio_runtime: 1s
+%stpcc:
   warehouses: 2
   partitions: 2
   split_load: true
   wait: "0.1"
   ramp: 2s
   duration: %s
-stages: [install, start, init, configure, import, partition, swap, run, collect, merge]
-`, cfg, e.lab.KnownHostsPath(), e.port, e.prefix, e.prefix, e.pgbin, e.pgbin, duration)
+%sstages: [%s]
+`, cfg, e.lab.KnownHostsPath(), e.port, e.prefix, e.prefix, e.pgbin, e.pgbin, o.preflight, duration, o.tpcc, o.stages)
 	e.plan = filepath.Join(dir, "e2e.yaml")
 	if err := os.WriteFile(e.plan, []byte(plan), 0o644); err != nil {
 		t.Fatal(err)
@@ -463,4 +480,37 @@ func TestSSHDKilledMidRun(t *testing.T) {
 		t.Fatalf("resume exited %d", code)
 	}
 	e.checkResult(e.runDir())
+}
+
+// TestPreflight runs the preflight stage on the lab: one table with every
+// host, a disk benchmark where fio is installed; an open-files limit no
+// host can grant stops the run with a failed check.
+func TestPreflight(t *testing.T) {
+	e := newE2E(t, "15s", planOpts{stages: "preflight, install"})
+	e.start("run", "--runs-dir", e.runs, e.plan)
+	if code := e.wait(3 * time.Minute); code != 0 {
+		t.Fatalf("preflight on healthy hosts exited %d", code)
+	}
+	out := e.logs.String()
+	for _, want := range []string{"HOST   OS/ARCH", "db1 ", "load2 ", fmt.Sprintf("%d free", e.port)} {
+		if !strings.Contains(out, want) {
+			t.Errorf("preflight table lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := exec.LookPath("fio"); err == nil && !strings.Contains(out, "IOPS") {
+		t.Errorf("fio is installed but the table has no disk benchmark:\n%s", out)
+	}
+
+	bad := newE2E(t, "15s", planOpts{stages: "preflight, install", tpcc: "  ulimit: 1073741824\n"})
+	bad.start("run", "--runs-dir", bad.runs, bad.plan)
+	if code := bad.wait(3 * time.Minute); code != exitCheck {
+		t.Errorf("impossible ulimit: exit %d, want %d", code, exitCheck)
+	}
+	out = bad.logs.String()
+	if !strings.Contains(out, "cannot raise the open-files limit") || !strings.Contains(out, "preflight failed on 2 of 5 hosts") {
+		t.Errorf("the failure does not say what and where:\n%s", out)
+	}
+	if strings.Contains(out, "== stage install") {
+		t.Error("the run went on to install after a failed preflight")
+	}
 }

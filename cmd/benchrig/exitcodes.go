@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchrig/benchrig/orchestrator"
 	"github.com/benchrig/benchrig/remote"
 )
 
@@ -53,6 +54,11 @@ func withExit(code int, err error) error {
 // wins. Files that add a package's error types append here in an init-free
 // way: by listing them in this table.
 var exitClassifiers = []func(error) (int, bool){
+	func(err error) (int, bool) {
+		var pe *orchestrator.PreflightError
+		var ce *orchestrator.CheckFailedError
+		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce)
+	},
 	// remote: a transport problem on any host outranks command failures
 	// (it says nothing about the command), as pssh's 4 before 5.
 	func(err error) (int, bool) {

@@ -25,15 +25,16 @@ import (
 )
 
 type runOptions struct {
-	dryRun      bool
-	only        string
-	from, until string
-	driver      string
-	startLead   time.Duration
-	runsDir     string
-	acceptNew   bool
-	knownHosts  string
-	identity    string
+	dryRun        bool
+	only          string
+	from, until   string
+	driver        string
+	startLead     time.Duration
+	runsDir       string
+	acceptNew     bool
+	knownHosts    string
+	identity      string
+	skipPreflight bool
 }
 
 func connectionFlags(o *runOptions) []cli.Flag {
@@ -64,6 +65,7 @@ run would send it (secrets as ****).`,
 			&cli.StringFlag{Name: "driver-binary", Usage: "benchrig binary to upload to workload hosts (default: this executable)", Destination: &o.driver},
 			&cli.DurationFlag{Name: "start-lead", Value: 10 * time.Second, Usage: "how far ahead the common start instant of the run stage is set", Destination: &o.startLead},
 			&cli.StringFlag{Name: "runs-dir", Value: "runs", Usage: "where run directories are made", Destination: &o.runsDir},
+			&cli.BoolFlag{Name: "skip-preflight", Usage: "leave out the preflight stage (host checks and disk benchmark)", Destination: &o.skipPreflight},
 		}, connectionFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -123,7 +125,7 @@ func runPlan(ctx context.Context, out, errOut io.Writer, file string, o runOptio
 	if err != nil {
 		return err
 	}
-	opt := orchestrator.Options{From: o.from, Until: o.until, DriverPath: o.driver}
+	opt := orchestrator.Options{From: o.from, Until: o.until, DriverPath: o.driver, SkipPreflight: o.skipPreflight}
 	if o.only != "" {
 		opt.Only = strings.Split(o.only, ",")
 	}
@@ -158,7 +160,7 @@ func runPlan(ctx context.Context, out, errOut io.Writer, file string, o runOptio
 	}
 	sum := sha256.Sum256(data)
 	absPlan, _ := filepath.Abs(file)
-	sopt := orchestrator.StateOptions{Only: opt.Only, From: opt.From, Until: opt.Until, DriverPath: driverPath(o.driver)}
+	sopt := orchestrator.StateOptions{Only: opt.Only, From: opt.From, Until: opt.Until, DriverPath: driverPath(o.driver), SkipPreflight: o.skipPreflight}
 	st := orchestrator.NewState(filepath.Join(runDir, "state.json"), absPlan, hex.EncodeToString(sum[:]), sopt, stages, time.Now())
 	if err := st.Save(); err != nil {
 		return err
@@ -190,7 +192,7 @@ func resumeRun(ctx context.Context, out, errOut io.Writer, runDir string, o runO
 	if err != nil {
 		return err
 	}
-	opt := orchestrator.Options{Only: st.Options.Only, From: st.Options.From, Until: st.Options.Until, DriverPath: st.Options.DriverPath}
+	opt := orchestrator.Options{Only: st.Options.Only, From: st.Options.From, Until: st.Options.Until, DriverPath: st.Options.DriverPath, SkipPreflight: st.Options.SkipPreflight}
 	stages, err := orchestrator.Compile(p, opt)
 	if err != nil {
 		return err
