@@ -214,28 +214,11 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	fmt.Fprintf(out, "Initializing %d connections...\n", perURL*len(cfg.URLs))
 	out.Flush()
-	pools := make([]*pgxpool.Pool, len(cfg.URLs))
-	defer func() {
-		for _, p := range pools {
-			if p != nil {
-				p.Close()
-			}
-		}
-	}()
-	for i, u := range cfg.URLs {
-		pc, err := pgxpool.ParseConfig(u)
-		if err != nil {
-			return nil, fmt.Errorf("tpcc run: URL %d: %w", i+1, err)
-		}
-		pc.MaxConns = int32(perURL)
-		pc.MinConns = int32(perURL)
-		// Statements are prepared once per connection and cached:
-		// the run phase sends only Bind/Execute.
-		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
-		if pools[i], err = pgxpool.NewWithConfig(ctx, pc); err != nil {
-			return nil, fmt.Errorf("tpcc run: connect %s: %w", redact(u), err)
-		}
+	pools, err := openPools(ctx, cfg.URLs, perURL)
+	if err != nil {
+		return nil, err
 	}
+	defer closePools(pools)
 	dialect, meta, err := probe(ctx, pools[0])
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
@@ -325,70 +308,13 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return newWorker(NewRand(cfg.Seed, stream), runC, cfg.Warehouses, cfg.MaxRetries, rw, ro, &cnt)
 	}
 	stop := make(chan struct{})
+	ex := &executors{cfg: &cfg, pl: pl, pools: pools, g: g, ctx: gctx, newWorker: newW, account: account}
 	if noWait {
 		fmt.Fprintf(out, "Initializing %d workers (no wait) for %d warehouses...\n", workers, activeHere)
-		nW := len(pl.homes) / 10
-		for k := range workers {
-			idx := noWaitHome(k, nW)
-			home := pl.homes[idx]
-			pool := pools[pl.pool[idx]]
-			w := newW(uint64(k) + 1)
-			g.Go(func() error {
-				deck := NewDeck()
-				for gctx.Err() == nil {
-					t := deck.Next(w.rng)
-					begin := time.Now()
-					retries, err := w.exec(gctx, pool, t, home)
-					if err != nil {
-						err = fmt.Errorf("%s: %w", redact(cfg.URLs[pl.pool[idx]]), err)
-					}
-					account(t, time.Since(begin), retries, err)
-				}
-				return nil
-			})
-		}
+		ex.startNoWait(workers)
 	} else {
 		fmt.Fprintf(out, "Initializing %d terminals (wait %v) for %d warehouses...\n", len(pl.homes), cfg.Wait, activeHere)
-		terms := make([]terminal, len(pl.homes))
-		for i := range terms {
-			t := &terms[i]
-			t.home, t.url, t.deck = pl.homes[i], pl.pool[i], NewDeck()
-			t.next = t.deck.Next(seedRand)
-			// Terminals start spread over their first keying time, not
-			// all at once.
-			t.due = int64(seedRand.Float64() * float64(KeyingTime(t.next, cfg.Wait)))
-		}
-		sched := newScheduler(start, terms, len(pools))
-		g.Go(func() error { sched.run(stop); return nil })
-		for u := range pools {
-			for e := range perURL {
-				w := newW(uint64(u*perURL+e) + 1)
-				pool := pools[u]
-				g.Go(func() error {
-					for {
-						i, ok := sched.take(u)
-						if !ok {
-							return nil
-						}
-						t := &terms[i]
-						due := sched.epoch.Add(time.Duration(t.due))
-						retries, err := w.exec(gctx, pool, t.next, t.home)
-						done := time.Now()
-						if err != nil {
-							err = fmt.Errorf("%s: %w", redact(cfg.URLs[u]), err)
-						}
-						account(t.next, done.Sub(due), retries, err)
-						// Think time follows the transaction, then the
-						// next card's keying time (clause 5.2.5).
-						wait := ThinkTime(w.rng, t.next, cfg.Wait)
-						t.next = t.deck.Next(w.rng)
-						wait += KeyingTime(t.next, cfg.Wait)
-						t.due = done.Add(wait).Sub(sched.epoch).Nanoseconds()
-						sched.put(i)
-					}
-				})
-			}
-		}
+		ex.startTerminals(start, seedRand, perURL, stop)
 	}
 	out.Flush()
 
@@ -477,21 +403,8 @@ loop:
 			loopErr = fmt.Errorf("tpcc run: --histograms: %w", err)
 		}
 	}
-	res := &RunResult{Elapsed: now.Sub(measureStart), Result: &histogram.Result{
-		Warehouses: activeHere, Cumulative: map[string]*hdrHistogram{}, Elapsed: now.Sub(measureStart)}}
-	for _, iv := range final {
-		res.Result.Cumulative[iv.Name] = iv.Cumulative
-	}
 	c := cnt.Load()
-	for t := range numTxnTypes {
-		res.Counts[t] = c.done[t].Load()
-		res.Errors[t] = c.errors[t].Load()
-		res.Retries[t] = c.retries[t].Load()
-	}
-	if m := res.Elapsed.Minutes(); m > 0 {
-		res.TpmC = float64(res.Counts[NewOrderTxn]) / m
-	}
-	res.Efficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * float64(activeHere))
+	res := newRunResult(final, c, now.Sub(measureStart), activeHere)
 	res.Audit = audit(c, res, cfg.Warehouses, cfg.Wait)
 	rep.final(res)
 	if loopErr != nil {
@@ -532,6 +445,138 @@ func (l *errorLog) print(w io.Writer) {
 	l.mu.Unlock()
 	if last != nil {
 		fmt.Fprintf(w, "%d error(s) since the last line, latest: %v\n", n, last)
+	}
+}
+
+// newRunResult gathers the measurement interval's histograms and counters.
+// Efficiency is against 12.86 tpmC per active warehouse of this host.
+func newRunResult(final []histogram.Interval, c *counters, elapsed time.Duration, activeHere int) *RunResult {
+	res := &RunResult{Elapsed: elapsed, Result: &histogram.Result{
+		Warehouses: activeHere, Cumulative: map[string]*hdrHistogram{}, Elapsed: elapsed}}
+	for _, iv := range final {
+		res.Result.Cumulative[iv.Name] = iv.Cumulative
+	}
+	for t := range numTxnTypes {
+		res.Counts[t] = c.done[t].Load()
+		res.Errors[t] = c.errors[t].Load()
+		res.Retries[t] = c.retries[t].Load()
+	}
+	if m := elapsed.Minutes(); m > 0 {
+		res.TpmC = float64(res.Counts[NewOrderTxn]) / m
+	}
+	res.Efficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * float64(activeHere))
+	return res
+}
+
+// openPools opens one pool of perURL connections per URL, kept open
+// (MinConns) so the run does not pay for connecting.
+func openPools(ctx context.Context, urls []string, perURL int) ([]*pgxpool.Pool, error) {
+	pools := make([]*pgxpool.Pool, 0, len(urls))
+	for i, u := range urls {
+		pc, err := pgxpool.ParseConfig(u)
+		if err != nil {
+			closePools(pools)
+			return nil, fmt.Errorf("tpcc run: URL %d: %w", i+1, err)
+		}
+		pc.MaxConns = int32(perURL)
+		pc.MinConns = int32(perURL)
+		// Statements are prepared once per connection and cached:
+		// the run phase sends only Bind/Execute.
+		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+		p, err := pgxpool.NewWithConfig(ctx, pc)
+		if err != nil {
+			closePools(pools)
+			return nil, fmt.Errorf("tpcc run: connect %s: %w", redact(u), err)
+		}
+		pools = append(pools, p)
+	}
+	return pools, nil
+}
+
+func closePools(pools []*pgxpool.Pool) {
+	for _, p := range pools {
+		p.Close()
+	}
+}
+
+// executors start the goroutines that run transactions: no-wait workers,
+// or the executors serving the scheduler's terminals.
+type executors struct {
+	cfg       *RunConfig
+	pl        plan
+	pools     []*pgxpool.Pool
+	g         *errgroup.Group
+	ctx       context.Context // canceled at the end of the run
+	newWorker func(stream uint64) *worker
+	account   func(t TxnType, latency time.Duration, retries int, err error)
+}
+
+// startNoWait starts n workers, each looping over its deck without
+// keying or think time; response time is the transaction's.
+func (e *executors) startNoWait(n int) {
+	nW := len(e.pl.homes) / 10
+	for k := range n {
+		idx := noWaitHome(k, nW)
+		home, u := e.pl.homes[idx], e.pl.pool[idx]
+		w := e.newWorker(uint64(k) + 1)
+		e.g.Go(func() error {
+			deck := NewDeck()
+			for e.ctx.Err() == nil {
+				t := deck.Next(w.rng)
+				begin := time.Now()
+				retries, err := w.exec(e.ctx, e.pools[u], t, home)
+				if err != nil {
+					err = fmt.Errorf("%s: %w", redact(e.cfg.URLs[u]), err)
+				}
+				e.account(t, time.Since(begin), retries, err)
+			}
+			return nil
+		})
+	}
+}
+
+// startTerminals creates the paced terminals (clause 5.2.5) in a
+// scheduler and perURL executors per pool serving them, until stop.
+func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-chan struct{}) {
+	terms := make([]terminal, len(e.pl.homes))
+	for i := range terms {
+		t := &terms[i]
+		t.home, t.url, t.deck = e.pl.homes[i], e.pl.pool[i], NewDeck()
+		t.next = t.deck.Next(r)
+		// Terminals start spread over their first keying time, not all
+		// at once.
+		t.due = int64(r.Float64() * float64(KeyingTime(t.next, e.cfg.Wait)))
+	}
+	sched := newScheduler(start, terms, len(e.pools))
+	e.g.Go(func() error { sched.run(stop); return nil })
+	for u := range e.pools {
+		for k := range perURL {
+			w := e.newWorker(uint64(u*perURL+k) + 1)
+			e.g.Go(func() error {
+				for {
+					i, ok := sched.take(u)
+					if !ok {
+						return nil
+					}
+					t := &terms[i]
+					due := sched.epoch.Add(time.Duration(t.due))
+					retries, err := w.exec(e.ctx, e.pools[u], t.next, t.home)
+					done := time.Now()
+					if err != nil {
+						err = fmt.Errorf("%s: %w", redact(e.cfg.URLs[u]), err)
+					}
+					// Response time from due to done (clause 5.3).
+					e.account(t.next, done.Sub(due), retries, err)
+					// Think time follows the transaction, then the next
+					// card's keying time (clause 5.2.5).
+					wait := ThinkTime(w.rng, t.next, e.cfg.Wait)
+					t.next = t.deck.Next(w.rng)
+					wait += KeyingTime(t.next, e.cfg.Wait)
+					t.due = done.Add(wait).Sub(sched.epoch).Nanoseconds()
+					sched.put(i)
+				}
+			})
+		}
 	}
 }
 
