@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -82,6 +83,46 @@ type Result struct {
 	ManyRows    int64 // rows returned by the select-many queries
 
 	InsertDur, UpdateDur, SelectDur, ManyDur time.Duration
+
+	// Latencies of single statements (a select-many query for ManyLat),
+	// beyond the seed's figures: a phase's rate hides whether every
+	// statement was a little slower or a few stalled.
+	InsertLat, UpdateLat, SelectLat, ManyLat Latency
+}
+
+// Latency summarises a phase's statement latencies (1% precision).
+type Latency struct {
+	P50, P95, P99, Max time.Duration
+}
+
+// Histogram bounds: 1 µs to 10 min at two significant digits, about 30 KiB
+// per goroutine, so that a thousand goroutines stay cheap; three digits
+// would cost 8 times that for precision no one reads off a p99.
+const (
+	histMin    = int64(time.Microsecond)
+	histMax    = int64(10 * time.Minute)
+	histDigits = 2
+)
+
+func newHist() *hdr.Histogram { return hdr.New(histMin, histMax, histDigits) }
+
+// record adds one statement's latency, clamped into the histogram's range
+// rather than dropped: a 20-minute stall still counts as the maximum.
+func record(h *hdr.Histogram, start time.Time) {
+	d := min(max(int64(time.Since(start)), histMin), histMax)
+	_ = h.RecordValue(d) // in range by construction
+}
+
+func summarise(h *hdr.Histogram) Latency {
+	if h.TotalCount() == 0 {
+		return Latency{}
+	}
+	return Latency{
+		P50: time.Duration(h.ValueAtQuantile(50)),
+		P95: time.Duration(h.ValueAtQuantile(95)),
+		P99: time.Duration(h.ValueAtQuantile(99)),
+		Max: time.Duration(h.Max()),
+	}
 }
 
 // rate is n per second of d; 0 for an empty or skipped phase rather than
@@ -170,6 +211,7 @@ func updatedContent(id int64) string {
 type client struct {
 	conn   *pgxpool.Conn
 	lo, hi int64
+	hist   *hdr.Histogram // this phase's statement latencies
 }
 
 // Run sets the table up, runs the four phases and returns their figures.
@@ -208,27 +250,29 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		skip  bool
 		fn    func(context.Context, client) (int64, error)
 		dur   *time.Duration
+		lat   *Latency
 		count *int64
 		unit  string // what count counts, for the progress line
 	}
 	phases := []phase{
-		{"insert", false, insertAll, &res.InsertDur, &res.Inserts, "inserts"},
-		{"update", false, updateAll, &res.UpdateDur, &res.Updates, "updates"},
-		{"select-one", cfg.SelectRepeat == 0, selectOne(cfg.SelectRepeat), &res.SelectDur, &res.Selects, "selects"},
-		{"select-many", cfg.ManyRepeat == 0, selectMany(cfg.ManyRepeat), &res.ManyDur, &res.ManyRows, "rows"},
+		{"insert", false, insertAll, &res.InsertDur, &res.InsertLat, &res.Inserts, "inserts"},
+		{"update", false, updateAll, &res.UpdateDur, &res.UpdateLat, &res.Updates, "updates"},
+		{"select-one", cfg.SelectRepeat == 0, selectOne(cfg.SelectRepeat), &res.SelectDur, &res.SelectLat, &res.Selects, "selects"},
+		{"select-many", cfg.ManyRepeat == 0, selectMany(cfg.ManyRepeat), &res.ManyDur, &res.ManyLat, &res.ManyRows, "rows"},
 	}
 	for _, ph := range phases {
 		if ph.skip {
 			continue
 		}
-		d, count, err := runPhase(ctx, clients, ph.fn)
+		d, lat, count, err := runPhase(ctx, clients, ph.fn)
 		if err != nil {
 			return Result{}, fmt.Errorf("crud: %s phase: %w", ph.name, err)
 		}
-		*ph.dur, *ph.count = d, count
+		*ph.dur, *ph.lat, *ph.count = d, lat, count
 		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "crud: %-11s %9d %-7s in %8v  %10.0f/s\n",
-				ph.name, count, ph.unit, d.Round(time.Millisecond), rate(count, d))
+			fmt.Fprintf(cfg.Progress, "crud: %-11s %9d %-7s in %8v  %10.0f/s  p50 %v  p99 %v  max %v\n",
+				ph.name, count, ph.unit, d.Round(time.Millisecond), rate(count, d),
+				roundLat(lat.P50), roundLat(lat.P99), roundLat(lat.Max))
 		}
 	}
 	// Every goroutine checked its own rows; the totals must then be what
@@ -333,6 +377,7 @@ func connect(ctx context.Context, cfg Config, stmts map[string]string) ([]*pgxpo
 	for i := range clients {
 		lo := cfg.KeyOffset + int64(i)*int64(cfg.Records) + 1
 		clients[i].lo, clients[i].hi = lo, lo+int64(cfg.Records)-1
+		clients[i].hist = newHist()
 		u := i % len(cfg.URLs)
 		g.Go(func() error {
 			c, err := pools[u].Acquire(gctx)
@@ -351,9 +396,23 @@ func connect(ctx context.Context, cfg Config, stmts map[string]string) ([]*pgxpo
 	return pools, clients, g.Wait()
 }
 
+// roundLat keeps three significant digits of a latency for display.
+func roundLat(d time.Duration) time.Duration {
+	for r := time.Duration(1); r < time.Hour; r *= 10 {
+		if d < 1000*r {
+			return d.Round(r)
+		}
+	}
+	return d
+}
+
 // runPhase releases fn on every client at once and measures wall clock
-// until the last one returns; the count is the sum over clients.
-func runPhase(ctx context.Context, clients []client, fn func(context.Context, client) (int64, error)) (time.Duration, int64, error) {
+// until the last one returns; the count is the sum over clients, the
+// latency summary is over all clients' statements.
+func runPhase(ctx context.Context, clients []client, fn func(context.Context, client) (int64, error)) (time.Duration, Latency, int64, error) {
+	for _, c := range clients {
+		c.hist.Reset()
+	}
 	counts := make([]int64, len(clients))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(len(clients)) // one goroutine per client is the benchmark's concurrency
@@ -381,15 +440,21 @@ func runPhase(ctx context.Context, clients []client, fn func(context.Context, cl
 	for _, n := range counts {
 		total += n
 	}
-	return d, total, err
+	all := newHist()
+	for _, c := range clients {
+		all.Merge(c.hist)
+	}
+	return d, summarise(all), total, err
 }
 
 func insertAll(ctx context.Context, c client) (int64, error) {
 	var n int64
 	for id := c.lo; id <= c.hi; id++ {
+		t := time.Now()
 		if _, err := c.conn.Exec(ctx, stmtInsert, id, insertedContent(id)); err != nil {
 			return n, fmt.Errorf("insert key %d: %w", id, err)
 		}
+		record(c.hist, t)
 		n++
 	}
 	return n, nil
@@ -398,10 +463,12 @@ func insertAll(ctx context.Context, c client) (int64, error) {
 func updateAll(ctx context.Context, c client) (int64, error) {
 	var n int64
 	for id := c.lo; id <= c.hi; id++ {
+		t := time.Now()
 		tag, err := c.conn.Exec(ctx, stmtUpdate, id, updatedContent(id))
 		if err != nil {
 			return n, fmt.Errorf("update key %d: %w", id, err)
 		}
+		record(c.hist, t)
 		if tag.RowsAffected() != 1 {
 			return n, &CheckError{Phase: "update", Key: id, Want: "1 row updated", Got: fmt.Sprintf("%d rows", tag.RowsAffected())}
 		}
@@ -418,12 +485,14 @@ func selectOne(repeat int) func(context.Context, client) (int64, error) {
 		var content string
 		for range repeat {
 			for id := c.lo; id <= c.hi; id++ {
+				t := time.Now()
 				if err := c.conn.QueryRow(ctx, stmtSelect, id).Scan(&content); err != nil {
 					if errors.Is(err, pgx.ErrNoRows) {
 						return n, &CheckError{Phase: "select-one", Key: id, Want: "1 row", Got: "no row"}
 					}
 					return n, fmt.Errorf("select key %d: %w", id, err)
 				}
+				record(c.hist, t)
 				if want := updatedContent(id); content != want {
 					return n, &CheckError{Phase: "select-one", Key: id, Want: strconv.Quote(want), Got: strconv.Quote(content)}
 				}
@@ -442,11 +511,13 @@ func selectMany(repeat int) func(context.Context, client) (int64, error) {
 	return func(ctx context.Context, c client) (int64, error) {
 		var rows int64
 		for range repeat {
+			t := time.Now()
 			got, err := rangeQuery(ctx, c)
 			rows += got
 			if err != nil {
 				return rows, err
 			}
+			record(c.hist, t)
 		}
 		return rows, nil
 	}

@@ -51,6 +51,8 @@ func seedTMPFS() Result {
 		UpdateDur: 2075227 * time.Microsecond,
 		SelectDur: 4921623 * time.Microsecond,
 		ManyDur:   1464343 * time.Microsecond,
+		InsertLat: Latency{P50: 2100 * time.Microsecond, P95: 5 * time.Millisecond, P99: 9 * time.Millisecond, Max: 31 * time.Millisecond},
+		ManyLat:   Latency{P50: 4 * time.Millisecond, P95: 7 * time.Millisecond, P99: 12 * time.Millisecond, Max: 40 * time.Millisecond},
 	}
 }
 
@@ -96,7 +98,8 @@ func TestFigures(t *testing.T) {
 func TestFormatGolden(t *testing.T) {
 	small := Result{Goroutines: 8, Records: 50, SelectRepeat: 10, ManyRepeat: 300,
 		Inserts: 400, Updates: 400, Selects: 4000, ManyQueries: 2400, ManyRows: 120000,
-		InsertDur: 123456789, UpdateDur: 234567890, SelectDur: 345678901, ManyDur: 456789012}
+		InsertDur: 123456789, UpdateDur: 234567890, SelectDur: 345678901, ManyDur: 456789012,
+		SelectLat: Latency{P50: 150 * time.Microsecond, P95: 410 * time.Microsecond, P99: 990 * time.Microsecond, Max: 3 * time.Millisecond}}
 	rows := []Row{{"TMPFS (RAM)", seedTMPFS()}, {"loopback", small}}
 	for _, tc := range []struct {
 		name  string
@@ -215,10 +218,22 @@ func TestRunPostgres(t *testing.T) {
 			t.Errorf("no progress line for %s in\n%s", ph, progress.String())
 		}
 	}
+	for _, l := range []struct {
+		phase string
+		lat   Latency
+		dur   time.Duration
+	}{{"insert", res.InsertLat, res.InsertDur}, {"update", res.UpdateLat, res.UpdateDur},
+		{"select-one", res.SelectLat, res.SelectDur}, {"select-many", res.ManyLat, res.ManyDur}} {
+		// 1% histogram precision: allow P50 a hair above the next.
+		if !(l.lat.P50 > 0 && l.lat.P50 <= l.lat.P95 && l.lat.P95 <= l.lat.P99 && l.lat.P99 <= l.lat.Max*101/100 && l.lat.Max <= l.dur*101/100) {
+			t.Errorf("%s latency %+v not ordered within its phase's %v", l.phase, l.lat, l.dur)
+		}
+	}
 	var b bytes.Buffer
 	if err := WriteAligned(&b, "", Row{Result: res}); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("progress:\n%s", progress.String())
 	t.Logf("8 goroutines × 50 records on loopback PostgreSQL (fsync off):\n%s", b.String())
 
 	conn, err := pgx.Connect(ctx, url)
@@ -382,5 +397,48 @@ func TestRunSharedTable(t *testing.T) {
 	}
 	if n != 270 || distinct != 270 {
 		t.Errorf("%d rows (%d distinct ids), want 270", n, distinct)
+	}
+}
+
+func TestLatencySummary(t *testing.T) {
+	h := newHist()
+	// 1..100 ms, one each, plus one 20-minute stall clamped to the maximum.
+	for ms := 1; ms <= 100; ms++ {
+		_ = h.RecordValue(int64(ms) * int64(time.Millisecond))
+	}
+	record(h, time.Now().Add(-20*time.Minute))
+	record(h, time.Now().Add(time.Hour)) // a clock step backwards: clamped to the minimum
+	l := summarise(h)
+	for _, c := range []struct {
+		name      string
+		got, want time.Duration
+	}{
+		{"p50", l.P50, 50 * time.Millisecond},
+		{"p95", l.P95, 95 * time.Millisecond},
+		{"p99", l.P99, 99 * time.Millisecond},
+		{"max", l.Max, 10 * time.Minute},
+	} {
+		if d := c.got - c.want; d < -c.want/50 || d > c.want/50 {
+			t.Errorf("%s = %v, want %v ±2%%", c.name, c.got, c.want)
+		}
+	}
+	if (summarise(newHist()) != Latency{}) {
+		t.Error("empty histogram has a latency")
+	}
+}
+
+func TestRoundLat(t *testing.T) {
+	for _, tc := range []struct {
+		in   time.Duration
+		want string
+	}{
+		{123 * time.Nanosecond, "123ns"},
+		{123456 * time.Nanosecond, "123µs"},
+		{1234567 * time.Nanosecond, "1.23ms"},
+		{12345678901 * time.Nanosecond, "12.3s"},
+	} {
+		if got := roundLat(tc.in).String(); got != tc.want {
+			t.Errorf("roundLat(%v) = %s, want %s", tc.in, got, tc.want)
+		}
 	}
 }
