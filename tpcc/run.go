@@ -224,7 +224,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
 	}
 	if dialect == Cockroach && cfg.Partitions > 1 {
-		fmt.Fprintf(out, "Partitioning the tables %d ways (%s), unless they are...\n", cfg.Partitions, cfg.PartitionStrategy)
+		fmt.Fprintf(out, "Partitioning the tables %d ways (%s) if they are not yet\n", cfg.Partitions, cfg.PartitionStrategy)
 		out.Flush()
 		if err := PartitionCockroach(ctx, pools[0], parts, cfg.PartitionStrategy, cfg.Zones); err != nil {
 			return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
