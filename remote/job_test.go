@@ -25,7 +25,9 @@ func TestDetachedJobSurvivesDisconnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	// A StartJob that waited for the job would never return; this bound
+	// is only generous enough for a loaded machine.
+	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("StartJob took %v: the session waited for the job", d)
 	}
 	if _, err := remote.StartJob(ctx, s1, host, dir, "ticker", cmd); err == nil || !strings.Contains(err.Error(), "already running") {
