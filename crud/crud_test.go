@@ -442,3 +442,24 @@ func TestRoundLat(t *testing.T) {
 		}
 	}
 }
+
+// cancelOnWrite cancels a context when the first progress line arrives,
+// i.e. between the insert and update phases.
+type cancelOnWrite struct{ cancel context.CancelFunc }
+
+func (c cancelOnWrite) Write(p []byte) (int, error) { c.cancel(); return len(p), nil }
+
+func TestRunCancelledBetweenPhases(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.NoSync())
+	url := srv.NewDatabase(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := Run(ctx, Config{URLs: []string{url}, Goroutines: 4, Records: 20, SelectRepeat: 100, ManyRepeat: 100,
+		Table: "t", Progress: cancelOnWrite{cancel}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if !strings.Contains(err.Error(), "update phase") {
+		t.Errorf("error %q does not name the update phase", err)
+	}
+}

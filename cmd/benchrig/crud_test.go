@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/benchrig/benchrig/crud"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
@@ -96,5 +98,36 @@ func TestCrudCommandUsage(t *testing.T) {
 				t.Errorf("exit %d, want %d (%s)", code, exitUsage, errOut.String())
 			}
 		})
+	}
+}
+
+// TestCrudCommandCheckFails: a table whose updates are swallowed by a
+// trigger makes the update check fail, and the command exit 30.
+func TestCrudCommandCheckFails(t *testing.T) {
+	s := pgtest.Start(t, pgtest.NoSync())
+	url := s.NewDatabase(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, sql := range []string{
+		`CREATE TABLE lossy (id BIGINT PRIMARY KEY, content TEXT NOT NULL)`,
+		`CREATE FUNCTION drop_3() RETURNS trigger LANGUAGE plpgsql AS $$
+		 BEGIN IF NEW.id = 3 THEN RETURN NULL; END IF; RETURN NEW; END $$`,
+		`CREATE TRIGGER lossy_upd BEFORE UPDATE ON lossy FOR EACH ROW EXECUTE FUNCTION drop_3()`,
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	code := run(ctx, []string{"benchrig", "crud", "-q", "--goroutines", "2", "--records", "5", "--table", "lossy", url}, &out, &errOut)
+	if code != exitCheck {
+		t.Errorf("exit %d, want %d: %s", code, exitCheck, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "update check: key 3") {
+		t.Errorf("stderr %q does not name the failed check", errOut.String())
 	}
 }
