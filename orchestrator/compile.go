@@ -250,56 +250,131 @@ func (c *compiler) importData(st *Stage) {
 // and run differ in timing and in writing histograms.
 func (c *compiler) tpccRun(st *Stage, what string, ramp, duration Duration, histograms bool) {
 	p := c.p
+	rounds := []Round{{}}
 	if histograms {
-		// Before the common start instant is chosen: every host is
-		// connected, and its clock is compared with this machine's.
-		for _, h := range p.Workload {
-			st.add(Step{Host: h.Name, Kind: Exec, What: "read clock", Probe: "clock",
-				Cmd: remote.Cmd{Args: []string{"date", "+%s.%N"}, Quiet: true}})
+		rounds = p.Rounds()
+	}
+	for _, rd := range rounds {
+		if histograms {
+			// Before the common start instant is chosen: every host is
+			// connected, and its clock is compared with this machine's.
+			for _, h := range p.Workload {
+				st.add(clockProbe(h.Name))
+			}
+			st.then()
+		}
+		for i, h := range p.Workload {
+			args := []string{"./benchrig", "tpcc", "run"}
+			if p.TPCC.Partitions > 0 {
+				args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
+			}
+			args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses))
+			if a := rd.activeWarehouses(p); a != p.TPCC.Warehouses || p.TPCC.ActiveWarehouses > 0 {
+				args = append(args, "--active-warehouses", strconv.Itoa(a))
+			}
+			if p.TPCC.Partitions > 0 && len(p.Workload) > 1 || len(h.spec.Partitions) > 0 {
+				args = append(args, "--partition-affinity", joinInts(h.Partitions))
+			}
+			args = append(args, "--ramp", ramp.String(), "--duration", duration.String())
+			if p.TPCC.Wait != "" {
+				args = append(args, "--wait="+p.TPCC.Wait)
+			}
+			if w := rd.workers(p); w > 0 {
+				args = append(args, "--workers", strconv.Itoa(w))
+			}
+			if p.TPCC.Conns > 0 {
+				args = append(args, "--conns", strconv.Itoa(p.TPCC.Conns))
+			}
+			if histograms {
+				args = append(args, "--histograms", histogramFile(p, i, rd))
+			}
+			args = append(args, p.TPCC.Extra...)
+			urls := c.f.urls()
+			args = append(args, urls...)
+			name := what
+			if rd.Label != "" {
+				name += "-" + rd.Label
+			}
+			st.add(Step{Host: h.Name, Kind: Job, What: strings.TrimSpace(what + " TPC-C " + rd.Label), Positional: len(urls), CheckExit: tpccCheckExit,
+				JobName: name, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
+				Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
 		}
 		st.then()
 	}
-	for i, h := range p.Workload {
-		args := []string{"./benchrig", "tpcc", "run"}
-		if p.TPCC.Partitions > 0 {
-			args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
-		}
-		args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses))
-		if p.TPCC.ActiveWarehouses > 0 {
-			args = append(args, "--active-warehouses", strconv.Itoa(p.TPCC.ActiveWarehouses))
-		}
-		if p.TPCC.Partitions > 0 && len(p.Workload) > 1 || len(h.spec.Partitions) > 0 {
-			args = append(args, "--partition-affinity", joinInts(h.Partitions))
-		}
-		args = append(args, "--ramp", ramp.String(), "--duration", duration.String())
-		if p.TPCC.Wait != "" {
-			args = append(args, "--wait="+p.TPCC.Wait)
-		}
-		if p.TPCC.Workers > 0 {
-			args = append(args, "--workers", strconv.Itoa(p.TPCC.Workers))
-		}
-		if p.TPCC.Conns > 0 {
-			args = append(args, "--conns", strconv.Itoa(p.TPCC.Conns))
-		}
-		if histograms {
-			args = append(args, "--histograms", histogramFile(p, i))
-		}
-		args = append(args, p.TPCC.Extra...)
-		urls := c.f.urls()
-		args = append(args, urls...)
-		st.add(Step{Host: h.Name, Kind: Job, What: what + " TPC-C", Positional: len(urls), CheckExit: tpccCheckExit,
-			JobName: what, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
-			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
+}
+
+// Round is one measured run of the run stage: the only one, one of
+// tpcc.repeat, or one point of tpcc.sweep (each repeated).
+type Round struct {
+	Label  string // "" for a single run; "r2", "workers-40", "workers-40.r2"
+	Flag   string // the swept flag, "" without a sweep
+	Value  int    // its value
+	Repeat int    // 1-based
+}
+
+// Rounds lists the run stage's rounds in order.
+func (p *Plan) Rounds() []Round {
+	t := p.TPCC
+	reps := max(1, t.Repeat)
+	values := []int{0}
+	if t.Sweep != nil {
+		values = t.Sweep.Values
 	}
+	var out []Round
+	for _, v := range values {
+		for r := 1; r <= reps; r++ {
+			rd := Round{Repeat: r, Value: v}
+			var parts []string
+			if t.Sweep != nil {
+				rd.Flag = t.Sweep.Flag
+				parts = append(parts, fmt.Sprintf("%s-%d", t.Sweep.Flag, v))
+			}
+			if reps > 1 {
+				parts = append(parts, fmt.Sprintf("r%d", r))
+			}
+			rd.Label = strings.Join(parts, ".")
+			out = append(out, rd)
+		}
+	}
+	return out
+}
+
+func (rd Round) activeWarehouses(p *Plan) int {
+	if rd.Flag == "active-warehouses" {
+		return rd.Value
+	}
+	if p.TPCC.ActiveWarehouses > 0 {
+		return p.TPCC.ActiveWarehouses
+	}
+	return p.TPCC.Warehouses
+}
+
+func (rd Round) workers(p *Plan) int {
+	if rd.Flag == "workers" {
+		return rd.Value
+	}
+	return p.TPCC.Workers
 }
 
 // tpccCheckExit is `benchrig tpcc run`'s exit status for a run that
 // finished but failed an audit check.
 const tpccCheckExit = 30
 
-// histogramFile is workload host i's histogram file name.
-func histogramFile(p *Plan, i int) string {
-	return strings.ReplaceAll(p.TPCC.Histograms, "{n}", strconv.Itoa(i+1))
+// histogramFile is workload host i's histogram file name in a round: the
+// recipe's workload<n>.histogram.ndjson, with the round's label before
+// the extension when there are several rounds.
+func histogramFile(p *Plan, i int, rd Round) string { return HistogramFile(p, i, rd) }
+
+// HistogramFile is histogramFile for the report.
+func HistogramFile(p *Plan, i int, rd Round) string {
+	f := strings.ReplaceAll(p.TPCC.Histograms, "{n}", strconv.Itoa(i+1))
+	if rd.Label == "" {
+		return f
+	}
+	if base, ok := strings.CutSuffix(f, ".histogram.ndjson"); ok {
+		return base + "." + rd.Label + ".histogram.ndjson"
+	}
+	return f + "." + rd.Label
 }
 
 // withUlimit raises the open-files limit before running args, as the
@@ -317,29 +392,26 @@ const ulimitScript = `ulimit -n "$1" && shift && exec "$@"`
 // collect downloads each workload host's histogram file into the run
 // directory's results/ folder.
 func (c *compiler) collect(st *Stage) {
-	for i, h := range c.p.Workload {
-		f := histogramFile(c.p, i)
-		st.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
-			Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
+	for _, rd := range c.p.Rounds() {
+		for i, h := range c.p.Workload {
+			f := histogramFile(c.p, i, rd)
+			st.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
+				Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
+		}
 	}
 }
 
 // merge combines the collected histograms on this machine, as the
 // recipe's `workload debug tpcc-merge-results`.
 func (c *compiler) merge(st *Stage) {
-	args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(c.activeWarehouses())}
-	for i, h := range c.p.Workload {
-		args = append(args, "results/"+h.Name+"/"+histogramFile(c.p, i))
+	for _, rd := range c.p.Rounds() {
+		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.activeWarehouses(c.p))}
+		for i, h := range c.p.Workload {
+			args = append(args, "results/"+h.Name+"/"+histogramFile(c.p, i, rd))
+		}
+		st.add(Step{Host: LocalHost, Kind: Local, What: strings.TrimSpace("merge histograms " + rd.Label),
+			Cmd: remote.Cmd{Args: args}})
 	}
-	st.add(Step{Host: LocalHost, Kind: Local, What: "merge histograms",
-		Cmd: remote.Cmd{Args: args}})
-}
-
-func (c *compiler) activeWarehouses() int {
-	if c.p.TPCC.ActiveWarehouses > 0 {
-		return c.p.TPCC.ActiveWarehouses
-	}
-	return c.p.TPCC.Warehouses
 }
 
 func joinInts(xs []int) string {

@@ -187,8 +187,20 @@ type TPCC struct {
 	Histograms string `yaml:"histograms"`
 	// SplitLoad spreads the import across all workload hosts by warehouse
 	// range (the recipes import from one host).
-	SplitLoad bool     `yaml:"split_load"`
-	Extra     []string `yaml:"extra_flags"`
+	SplitLoad bool `yaml:"split_load"`
+	// Repeat runs the measured run this many times (report: mean,
+	// standard deviation, min and max).
+	Repeat int `yaml:"repeat"`
+	// Sweep runs the measured run once per value of a flag (each
+	// repeated Repeat times); the report plots tpmC against it.
+	Sweep *Sweep   `yaml:"sweep"`
+	Extra []string `yaml:"extra_flags"`
+}
+
+// Sweep varies one tpcc run flag across the measured runs.
+type Sweep struct {
+	Flag   string `yaml:"flag"` // workers (no-wait) | active-warehouses
+	Values []int  `yaml:"values"`
 }
 
 // LoadPlan reads, expands and validates a plan file. The error is a

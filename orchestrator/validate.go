@@ -555,6 +555,35 @@ func validateTPCC(ps *problems, p *Plan) {
 	if strings.ContainsAny(t.Histograms, "/") || !strings.Contains(t.Histograms, "{n}") {
 		ps.at(p.node(&t.Histograms), "tpcc.histograms: want a file name with {n} for the host number, e.g. workload{n}.histogram.ndjson")
 	}
+	if t.Repeat < 0 || t.Repeat > 100 {
+		ps.at(p.node(&t.Repeat), "tpcc.repeat: want 1..100 runs, got %d", t.Repeat)
+	}
+	if sw := t.Sweep; sw != nil {
+		switch sw.Flag {
+		case "workers":
+			if t.Wait != "false" && t.Wait != "0" {
+				ps.at(p.node(&sw.Flag), "tpcc.sweep: workers are swept in no-wait mode; set tpcc.wait: \"false\"")
+			}
+		case "active-warehouses":
+		default:
+			ps.at(p.nodeOr(&sw.Flag), "tpcc.sweep.flag: want workers or active-warehouses, got %q", sw.Flag)
+		}
+		if len(sw.Values) == 0 {
+			ps.at(p.nodeOr(sw), "tpcc.sweep.values: list the values to run")
+		}
+		seen := map[int]bool{}
+		for _, v := range sw.Values {
+			switch {
+			case v <= 0:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is not positive", v)
+			case seen[v]:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is listed twice", v)
+			case sw.Flag == "active-warehouses" && v > t.Warehouses:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d active warehouses of %d", v, t.Warehouses)
+			}
+			seen[v] = true
+		}
+	}
 	if t.PartitionRun == 0 {
 		t.PartitionRun = Duration(60e9)
 	}

@@ -514,3 +514,65 @@ func TestPreflight(t *testing.T) {
 		t.Error("the run went on to install after a failed preflight")
 	}
 }
+
+// TestRepeatAndSweep: repeat: 3 gives three measured runs and their
+// statistics; then, on the same loaded cluster, a 3-point sweep of
+// --workers gives the table and the plot.
+func TestRepeatAndSweep(t *testing.T) {
+	e := newE2E(t, "4s", planOpts{tpcc: "  repeat: 3\n"})
+	e.start("run", "--runs-dir", e.runs, "--start-lead", "1s", e.plan)
+	if code := e.wait(6 * time.Minute); code != 0 {
+		t.Fatalf("benchrig run exited %d", code)
+	}
+	r := readReport(t, e.runDir())
+	if len(r.Rounds) != 3 || len(r.Points) != 1 || r.Points[0].Runs != 3 {
+		t.Fatalf("repeat: 3 gave %d runs, %d points", len(r.Rounds), len(r.Points))
+	}
+	pt := r.Points[0]
+	if pt.TpmC.Mean <= 0 || pt.TpmC.Min > pt.TpmC.Mean || pt.TpmC.Max < pt.TpmC.Mean {
+		t.Errorf("statistics: %+v", pt.TpmC)
+	}
+
+	plan, err := os.ReadFile(e.plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweep := strings.NewReplacer("  repeat: 3\n", "", `  wait: "0.1"`, "  wait: \"false\"\n  sweep: {flag: workers, values: [1, 2, 4]}").Replace(string(plan))
+	sweepPlan := filepath.Join(filepath.Dir(e.plan), "sweep.yaml")
+	if err := os.WriteFile(sweepPlan, []byte(sweep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs2 := filepath.Join(filepath.Dir(e.plan), "runs2")
+	e.start("run", "--runs-dir", runs2, "--start-lead", "1s", "--from", "run", sweepPlan)
+	if code := e.wait(6 * time.Minute); code != 0 {
+		t.Fatalf("sweep exited %d", code)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(runs2, "e2e-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("sweep run directories: %v", dirs)
+	}
+	r = readReport(t, dirs[0])
+	if len(r.Points) != 3 || r.Points[0].Value != 1 || r.Points[2].Value != 4 {
+		t.Fatalf("sweep points: %+v", r.Points)
+	}
+	md, _ := os.ReadFile(filepath.Join(dirs[0], "report.md"))
+	if !strings.Contains(string(md), "sweeping --workers") || !strings.Contains(string(md), "![sweep](sweep.svg)") {
+		t.Errorf("report.md lacks the sweep table or plot:\n%s", md)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], "sweep.svg")); err != nil {
+		t.Error(err)
+	}
+}
+
+func readReport(t *testing.T, runDir string) *report.Report {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(runDir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}

@@ -42,8 +42,11 @@ func Markdown(r *Report, plots []string) string {
 			fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", o.Name, o.Count, o.PerSec, o.P50, o.P90, o.P95, o.P99, o.Max)
 		}
 		fmt.Fprintf(&b, "\nMerged from: %s\n\n", strings.Join(res.Files, ", "))
-	} else {
+	} else if len(r.Rounds) == 0 {
 		b.WriteString("No histogram files were collected: the run stage did not finish.\n\n")
+	}
+	if len(r.Rounds) > 1 {
+		writeRounds(&b, r)
 	}
 	for _, p := range plots {
 		fmt.Fprintf(&b, "![%s](%s)\n\n", strings.TrimSuffix(p, ".svg"), p)
@@ -123,4 +126,44 @@ func Markdown(r *Report, plots []string) string {
 		}
 	}
 	return b.String()
+}
+
+// writeRounds is the section of a plan with several measured runs.
+func writeRounds(b *strings.Builder, r *Report) {
+	sweep := len(r.Points) > 0 && r.Points[0].Flag != ""
+	fmt.Fprintf(b, "%d measured runs", len(r.Rounds))
+	if sweep {
+		fmt.Fprintf(b, ", sweeping --%s", r.Points[0].Flag)
+	}
+	b.WriteString(".\n\n| run | tpmC | efficiency | elapsed s | verdict |\n|---|---:|---:|---:|---|\n")
+	for _, rd := range r.Rounds {
+		verdict := "PASS"
+		if !rd.Result.Pass {
+			verdict = "FAIL: " + strings.Join(rd.Result.Failures, "; ")
+		}
+		fmt.Fprintf(b, "| %s | %.2f | %.2f %% | %.1f | %s |\n", rd.Label, rd.Result.TpmC, rd.Result.Efficiency, rd.Result.Elapsed, verdict)
+	}
+	b.WriteString("\n")
+	if sweep {
+		fmt.Fprintf(b, "| %s | runs | tpmC mean | ± stddev | min | max | efficiency mean | ± stddev | min | max | all pass |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", r.Points[0].Flag)
+	} else {
+		b.WriteString("| | runs | tpmC mean | ± stddev | min | max | efficiency mean | ± stddev | min | max | all pass |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	}
+	for _, pt := range r.Points {
+		label := "all"
+		if sweep {
+			label = fmt.Sprint(pt.Value)
+		}
+		fmt.Fprintf(b, "| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f %% | %.2f | %.2f | %.2f | %v |\n", label, pt.Runs,
+			pt.TpmC.Mean, pt.TpmC.StdDev, pt.TpmC.Min, pt.TpmC.Max,
+			pt.Efficiency.Mean, pt.Efficiency.StdDev, pt.Efficiency.Min, pt.Efficiency.Max, pt.Pass)
+	}
+	b.WriteString("\n")
+	if sweep {
+		if r.MaxPassing != nil {
+			fmt.Fprintf(b, "Largest passing --%s: **%d** (every run at efficiency >= 85 %% and within the 90th-percentile limits).\n\n", r.Points[0].Flag, *r.MaxPassing)
+		} else {
+			fmt.Fprintf(b, "No swept value passed (efficiency >= 85 %% and the 90th-percentile limits).\n\n")
+		}
+	}
 }

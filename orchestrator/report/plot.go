@@ -89,3 +89,33 @@ func plotLatency(path string, r *Report) error {
 	p.Y.Min, p.Y.Max = 0, top*1.3+1 // room for the legend
 	return p.Save(8*vg.Inch, 4*vg.Inch, path)
 }
+
+// plotSweep draws mean tpmC (with min-max bars) against the swept value.
+func plotSweep(path string, r *Report) error {
+	p := plot.New()
+	p.Title.Text = r.Plan + ": tpmC against --" + r.Points[0].Flag
+	p.X.Label.Text = "--" + r.Points[0].Flag
+	p.Y.Label.Text = "tpmC (mean of the runs; bars: min to max)"
+	pts := make(plotter.XYs, len(r.Points))
+	errs := make(plotter.YErrors, len(r.Points))
+	top := 0.0
+	for i, pt := range r.Points {
+		pts[i].X, pts[i].Y = float64(pt.Value), pt.TpmC.Mean
+		errs[i].Low, errs[i].High = pt.TpmC.Mean-pt.TpmC.Min, pt.TpmC.Max-pt.TpmC.Mean
+		top = max(top, pt.TpmC.Max)
+	}
+	line, marks, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return err
+	}
+	bars, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{pts, errs})
+	if err != nil {
+		return err
+	}
+	p.Add(line, marks, bars, plotter.NewGrid())
+	p.Y.Min, p.Y.Max = 0, top*1.15+1
+	return p.Save(8*vg.Inch, 4*vg.Inch, path)
+}

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +35,41 @@ type Report struct {
 	Clock       []ClockOffset `json:"clock_offsets,omitempty"`
 	Problems    []string      `json:"problems,omitempty"`
 	Series      []TickPoint   `json:"tpmc_series,omitempty"`
+	// Rounds are the measured runs of a plan with tpcc.repeat or
+	// tpcc.sweep; Points summarise them per swept value.
+	Rounds []RoundResult `json:"rounds,omitempty"`
+	Points []Point       `json:"points,omitempty"`
+	// MaxPassing is the largest swept value whose every repeat passed
+	// (efficiency >= 85 % and the 90th-percentile limits).
+	MaxPassing *int `json:"max_passing,omitempty"`
+}
+
+// RoundResult is one measured run.
+type RoundResult struct {
+	Label  string  `json:"label"`
+	Flag   string  `json:"flag,omitempty"`
+	Value  int     `json:"value,omitempty"`
+	Repeat int     `json:"repeat"`
+	Result *Result `json:"result"`
+}
+
+// Point summarises the repeats of one swept value (or of the plan, without
+// a sweep).
+type Point struct {
+	Flag       string `json:"flag,omitempty"`
+	Value      int    `json:"value,omitempty"`
+	Runs       int    `json:"runs"`
+	TpmC       Stats  `json:"tpmc"`
+	Efficiency Stats  `json:"efficiency_percent"`
+	Pass       bool   `json:"pass"`
+}
+
+// Stats are the mean, sample standard deviation, minimum and maximum.
+type Stats struct {
+	Mean   float64 `json:"mean"`
+	StdDev float64 `json:"stddev"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
 }
 
 // Topology lists the hosts.
@@ -172,17 +207,45 @@ func Build(runDir string, p *orchestrator.Plan, st *orchestrator.State, version 
 	return r, nil
 }
 
-// readResult merges the collected histogram files.
+// readResult merges the collected histogram files of every round.
 func (r *Report) readResult(runDir string, p *orchestrator.Plan) {
-	files, _ := filepath.Glob(filepath.Join(runDir, "results", "*", "*.ndjson"))
-	slices.Sort(files)
-	if len(files) == 0 {
-		return
+	rounds := p.Rounds()
+	for _, rd := range rounds {
+		w := p.TPCC.Warehouses
+		if rd.Flag == "active-warehouses" {
+			w = rd.Value
+		} else if p.TPCC.ActiveWarehouses > 0 {
+			w = p.TPCC.ActiveWarehouses
+		}
+		var files []string
+		for i, h := range p.Workload {
+			f := filepath.Join(runDir, "results", h.Name, orchestrator.HistogramFile(p, i, rd))
+			if _, err := os.Stat(f); err == nil {
+				files = append(files, f)
+			}
+		}
+		if len(files) == 0 {
+			continue
+		}
+		res, ticks := r.merge(runDir, w, files)
+		if res == nil {
+			continue
+		}
+		r.Rounds = append(r.Rounds, RoundResult{Label: rd.Label, Flag: rd.Flag, Value: rd.Value, Repeat: rd.Repeat, Result: res})
+		if r.Result == nil {
+			r.Result, r.Series = res, series(ticks)
+		}
 	}
-	w := p.TPCC.Warehouses
-	if p.TPCC.ActiveWarehouses > 0 {
-		w = p.TPCC.ActiveWarehouses
+	if len(rounds) > 1 {
+		r.Result, r.Series = nil, nil
+		r.summarize(p)
+	} else {
+		r.Rounds = nil // the single run is r.Result
 	}
+}
+
+// merge combines one round's files.
+func (r *Report) merge(runDir string, w int, files []string) (*Result, []histogram.Tick) {
 	var results []*histogram.Result
 	var all []histogram.Tick
 	for _, f := range files {
@@ -206,12 +269,12 @@ func (r *Report) readResult(runDir string, p *orchestrator.Plan) {
 		all = append(all, ticks...)
 	}
 	if len(results) == 0 {
-		return
+		return nil, nil
 	}
 	m, err := histogram.MergeResults(results...)
 	if err != nil {
 		r.Problems = append(r.Problems, err.Error())
-		return
+		return nil, nil
 	}
 	res := &Result{Warehouses: w, Elapsed: m.Elapsed.Seconds(), TpmC: m.TpmC(), Efficiency: m.Efficiency(), Pass: true}
 	for _, f := range files {
@@ -236,8 +299,55 @@ func (r *Report) readResult(runDir string, p *orchestrator.Plan) {
 		}
 		res.Ops = append(res.Ops, op)
 	}
-	r.Result = res
-	r.Series = series(all)
+	return res, all
+}
+
+// summarize groups rounds by swept value.
+func (r *Report) summarize(p *orchestrator.Plan) {
+	var order []int
+	groups := map[int][]RoundResult{}
+	for _, rd := range r.Rounds {
+		if _, ok := groups[rd.Value]; !ok {
+			order = append(order, rd.Value)
+		}
+		groups[rd.Value] = append(groups[rd.Value], rd)
+	}
+	for _, v := range order {
+		g := groups[v]
+		pt := Point{Flag: g[0].Flag, Value: v, Runs: len(g), Pass: true}
+		var tpmc, eff []float64
+		for _, rd := range g {
+			tpmc = append(tpmc, rd.Result.TpmC)
+			eff = append(eff, rd.Result.Efficiency)
+			pt.Pass = pt.Pass && rd.Result.Pass
+		}
+		pt.TpmC, pt.Efficiency = stats(tpmc), stats(eff)
+		r.Points = append(r.Points, pt)
+		if pt.Flag != "" && pt.Pass && (r.MaxPassing == nil || v > *r.MaxPassing) {
+			v := v
+			r.MaxPassing = &v
+		}
+	}
+}
+
+func stats(xs []float64) Stats {
+	if len(xs) == 0 {
+		return Stats{}
+	}
+	s := Stats{Min: xs[0], Max: xs[0]}
+	for _, x := range xs {
+		s.Mean += x
+		s.Min, s.Max = min(s.Min, x), max(s.Max, x)
+	}
+	s.Mean /= float64(len(xs))
+	if len(xs) > 1 {
+		var ss float64
+		for _, x := range xs {
+			ss += (x - s.Mean) * (x - s.Mean)
+		}
+		s.StdDev = math.Sqrt(ss / float64(len(xs)-1))
+	}
+	return s
 }
 
 // series is merged tpmC per second of the run: New-Order ticks of every
@@ -383,6 +493,13 @@ func Write(runDir string, p *orchestrator.Plan, st *orchestrator.State, version 
 			r.Problems = append(r.Problems, "latency.svg: "+err.Error())
 		} else {
 			plots = append(plots, "latency.svg")
+		}
+	}
+	if len(r.Points) > 1 && r.Points[0].Flag != "" {
+		if err := plotSweep(filepath.Join(runDir, "sweep.svg"), r); err != nil {
+			r.Problems = append(r.Problems, "sweep.svg: "+err.Error())
+		} else {
+			plots = append(plots, "sweep.svg")
 		}
 	}
 	md := filepath.Join(runDir, "report.md")

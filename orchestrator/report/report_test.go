@@ -145,3 +145,82 @@ func TestReportWithoutResults(t *testing.T) {
 		t.Errorf("report lacks the no-result note:\n%s", got)
 	}
 }
+
+// TestReportSweep: a 3-point sweep, each point run twice, gives per-point
+// statistics, the sweep plot and the largest passing value.
+func TestReportSweep(t *testing.T) {
+	dir := t.TempDir()
+	plan, err := os.ReadFile("../../plans/local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(plan), "  duration: 1m\n", "  duration: 1m\n  wait: \"false\"\n  repeat: 2\n  sweep: {flag: workers, values: [1, 2, 4]}\n", 1)
+	p, err := orchestrator.ParsePlan("../../plans/local.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages, _ := orchestrator.Compile(p, orchestrator.Options{DriverPath: "/opt/benchrig"})
+	st := orchestrator.NewState(filepath.Join(dir, "state.json"), "plans/local.yaml", "sum", orchestrator.StateOptions{}, stages, time.Now())
+	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	// New-Orders per host per second: value 1 → 1 (tpmC 120, 476 %),
+	// value 2 → 2 + repeat (pass), value 4 → 0 New-Orders in repeat 2
+	// (efficiency 0: fails).
+	perSec := func(rd orchestrator.Round) int {
+		switch rd.Value {
+		case 1:
+			return 1
+		case 2:
+			return 1 + rd.Repeat
+		}
+		return 2 - rd.Repeat
+	}
+	for _, rd := range p.Rounds() {
+		for i, h := range p.Workload {
+			var b bytes.Buffer
+			enc := histogram.NewEncoder(&b)
+			for s := 1; s <= 60; s++ {
+				for _, op := range histogram.TPCCNames() {
+					hist := histogram.NewHistogram()
+					if op == histogram.NewOrder {
+						for range perSec(rd) {
+							hist.RecordValue(int64(20 * time.Millisecond))
+						}
+					}
+					_ = enc.Encode(histogram.Tick{Name: op, Hist: histogram.Export(hist), Elapsed: time.Second, Now: t0.Add(time.Duration(s) * time.Second)})
+				}
+			}
+			write(t, filepath.Join(dir, "results", h.Name, orchestrator.HistogramFile(p, i, rd)), b.String())
+		}
+	}
+	if _, err := Write(dir, p, st, "test"); err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	data, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rounds) != 6 || len(r.Points) != 3 {
+		t.Fatalf("%d rounds, %d points; want 6 and 3", len(r.Rounds), len(r.Points))
+	}
+	// Value 2: 2 hosts × 2 and × 3 New-Orders/s → 240 and 360 tpmC.
+	if pt := r.Points[1]; pt.Value != 2 || pt.Runs != 2 || pt.TpmC.Mean != 300 || pt.TpmC.Min != 240 || pt.TpmC.Max != 360 ||
+		math.Abs(pt.TpmC.StdDev-math.Sqrt(2*60*60)) > 1e-9 || !pt.Pass {
+		t.Errorf("point 2: %+v", pt)
+	}
+	if r.Points[2].Pass {
+		t.Errorf("point 4 passed with a zero-tpmC run: %+v", r.Points[2])
+	}
+	if r.MaxPassing == nil || *r.MaxPassing != 2 {
+		t.Errorf("largest passing value %v, want 2", r.MaxPassing)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sweep.svg")); err != nil {
+		t.Error(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"6 measured runs, sweeping --workers", "| 2 | 2 | 300.00 | 84.85 | 240.00 | 360.00 |", "Largest passing --workers: **2**", "![sweep](sweep.svg)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+}
