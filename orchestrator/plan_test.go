@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,23 +51,10 @@ func firstDiff(want, got []byte) string {
 			b = g[i]
 		}
 		if a != b {
-			return "line " + itoa(i+1) + ":\n  want: " + a + "\n  got:  " + b
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + a + "\n  got:  " + b
 		}
 	}
 	return "(same lines, different bytes)"
-}
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
-
-func fmtInt(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; i > 0; i /= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-	}
-	return string(b)
 }
 
 func shippedPlans(t testing.TB) []string {
