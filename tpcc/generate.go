@@ -14,7 +14,7 @@ import (
 // a reused buffer with no escaping, no allocation and no per-value type
 // dispatch; and CockroachDB accepts COPY text where its binary COPY
 // support is partial. BenchmarkCopyTextVsBinary measures the choice on
-// stock: pgx's binary CopyFromSource costs the client about 3.3x the CPU
+X
 // of this path for the same server CPU. The client's share of a whole
 // load is what BenchmarkLoad reports.
 
