@@ -15,8 +15,8 @@ import (
 // dispatch; and CockroachDB accepts COPY text where its binary COPY
 // support is partial. BenchmarkCopyTextVsBinary measures the choice on
 // stock: pgx's binary CopyFromSource costs the client 2.7-3.3x the CPU
-// of this path (measured) for about the same server CPU. The client's share of a whole
-// load is what BenchmarkLoad reports.
+// of this path (measured) for about the same server CPU. The client's
+// share of a whole load is what BenchmarkLoad reports.
 
 // Sub-stream tags: each table of a warehouse draws from its own PCG
 // stream, so a table's rows do not depend on how many draws another
