@@ -200,11 +200,11 @@ Connections (--concurrency, one warehouse each at a time) are spread over
 the URLs. The data is a function of the seed stored by init. Progress goes
 to stderr every second.`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "warehouses", Usage: "total warehouses; checked against init's (default: init's)", Destination: &o.warehouses},
-			&cli.IntFlag{Name: "from", Usage: "first warehouse this host loads (default 1)", Destination: &o.from},
-			&cli.IntFlag{Name: "to", Usage: "last warehouse this host loads (default: --warehouses)", Destination: &o.to},
+			&cli.IntFlag{Name: "warehouses", Usage: "total warehouses; checked against init's", DefaultText: "init's", Destination: &o.warehouses},
+			&cli.IntFlag{Name: "from", Usage: "first warehouse this host loads", DefaultText: "1", Destination: &o.from},
+			&cli.IntFlag{Name: "to", Usage: "last warehouse this host loads", DefaultText: "the last", Destination: &o.to},
 			&cli.IntFlag{Name: "concurrency", Value: 4, Usage: "connections loading warehouses in parallel", Destination: &o.concurrency},
-			&cli.Uint64Flag{Name: "seed", Usage: "checked against the seed stored by init (default: init's)", Destination: &o.seed},
+			&cli.Uint64Flag{Name: "seed", Usage: "checked against the seed stored by init", DefaultText: "init's", Destination: &o.seed},
 			dialectFlag(&o.dialect),
 		},
 		Action: func(c *cli.Context) error {
@@ -263,7 +263,7 @@ condition: check <n> <name>: PASS|FAIL|SKIP (detail). Condition 11 holds
 only until the first Delivery and is skipped after a run. Exits 30 on a
 violation.`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "warehouses", Usage: "expected warehouses; checked against init's (default: init's)", Destination: &o.warehouses},
+			&cli.IntFlag{Name: "warehouses", Usage: "expected warehouses; checked against init's", DefaultText: "init's", Destination: &o.warehouses},
 			&cli.BoolFlag{Name: "expensive", Aliases: []string{"expensive-checks"}, Usage: "also check conditions 5-12", Destination: &o.expensive},
 			dialectFlag(&o.dialect),
 		},
