@@ -243,6 +243,9 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 	// Fresh statistics: the run's plans (customer by last name, order by
 	// customer) depend on them and autovacuum may not have caught up.
 	if o.Dialect == Postgres {
+		if o.Progress != nil {
+			fmt.Fprintln(o.Progress, "load: ANALYZE (fresh planner statistics for the run)")
+		}
 		c, err := connect(ctx)
 		if err != nil {
 			return stats, fmt.Errorf("load: analyze: %w", err)
