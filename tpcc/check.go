@@ -288,7 +288,7 @@ func population(ctx context.Context, tx pgx.Tx, want int) (CheckResult, bool, er
 		return CheckResult{}, false, fmt.Errorf("check: %w", err)
 	}
 	if want != 0 && want != m.Warehouses {
-		return CheckResult{}, false, fmt.Errorf("check: --warehouses %d, but the database was initialised with %d", want, m.Warehouses)
+		return CheckResult{}, false, fmt.Errorf("check: %w: --warehouses %d, but the database was initialised with %d", ErrMismatch, want, m.Warehouses)
 	}
 	rows, err := sp.Query(ctx, `SELECT w_id FROM `+loadedTable+` ORDER BY w_id`)
 	if err != nil {

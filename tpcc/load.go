@@ -104,10 +104,10 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 		return LoadStats{}, fmt.Errorf("load: %w", err)
 	}
 	if o.Warehouses != 0 && o.Warehouses != meta.Warehouses {
-		return LoadStats{}, fmt.Errorf("load: --warehouses %d, but the database was initialised with %d", o.Warehouses, meta.Warehouses)
+		return LoadStats{}, fmt.Errorf("load: %w: --warehouses %d, but the database was initialised with %d", ErrMismatch, o.Warehouses, meta.Warehouses)
 	}
 	if o.Seed != nil && *o.Seed != meta.Seed {
-		return LoadStats{}, fmt.Errorf("load: --seed %d, but the database was initialised with seed %d (hosts must share one seed)", *o.Seed, meta.Seed)
+		return LoadStats{}, fmt.Errorf("load: %w: --seed %d, but the database was initialised with seed %d (hosts must share one seed)", ErrMismatch, *o.Seed, meta.Seed)
 	}
 	from, to := o.From, o.To
 	if from == 0 {

@@ -32,6 +32,10 @@ const metaTable = "benchrig_meta"
 // ErrNoMeta means the database has not been initialised by `tpcc init`.
 var ErrNoMeta = errors.New("no benchrig_meta row: run `benchrig tpcc init` first")
 
+// ErrMismatch means flags disagree with the metadata stored by init
+// (another seed, warehouse count or partitioning): a usage error.
+var ErrMismatch = errors.New("flags do not match the initialised database")
+
 // ReadMeta reads the metadata written by init.
 func ReadMeta(ctx context.Context, q Querier) (Meta, error) {
 	var m Meta

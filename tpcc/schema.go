@@ -315,8 +315,8 @@ func Init(ctx context.Context, db DB, o InitOptions) error {
 		// declarative partitions exist only from CREATE TABLE.
 		repartition := o.Dialect == Cockroach && old.Partitions <= 1 && parts > 1
 		if old.Seed != o.Seed || old.Warehouses != o.Warehouses || (old.Partitions != parts && !repartition) {
-			return fmt.Errorf("init: database already initialised with seed %d, %d warehouses, %d partitions (asked: seed %d, %d warehouses, %d partitions); pass --drop to start over",
-				old.Seed, old.Warehouses, old.Partitions, o.Seed, o.Warehouses, parts)
+			return fmt.Errorf("init: %w: database already initialised with seed %d, %d warehouses, %d partitions (asked: seed %d, %d warehouses, %d partitions); pass --drop to start over",
+				ErrMismatch, old.Seed, old.Warehouses, old.Partitions, o.Seed, o.Warehouses, parts)
 		}
 	} else if !errors.Is(err, ErrNoMeta) {
 		return fmt.Errorf("init: %w", err)

@@ -131,7 +131,7 @@ func tpccInit(ctx context.Context, o tpccInitOptions, stderr io.Writer) error {
 	err = tpcc.Init(ctx, conn, tpcc.InitOptions{Warehouses: o.warehouses, Seed: o.seed, Dialect: d,
 		Partitions: o.partitions, Strategy: strategy, Zones: zones, Drop: o.drop})
 	if err != nil {
-		return fmt.Errorf("tpcc init: %w", err)
+		return dataErr(fmt.Errorf("tpcc init: %w", err))
 	}
 	m, err := tpcc.ReadMeta(ctx, conn)
 	if err != nil {
@@ -231,7 +231,7 @@ func tpccLoad(ctx context.Context, o tpccLoadOptions, stderr io.Writer) error {
 	}
 	st, err := tpcc.Load(ctx, tpcc.URLConnector(o.urls), lo)
 	if err != nil {
-		return fmt.Errorf("tpcc load: %w", err)
+		return dataErr(fmt.Errorf("tpcc load: %w", err))
 	}
 	items := "already loaded"
 	if st.Items {
@@ -285,7 +285,18 @@ func tpccCheck(ctx context.Context, o tpccCheckOptions, stdout io.Writer) error 
 		return withExit(exitCheck, fmt.Errorf("tpcc check: %w", err))
 	}
 	if err != nil {
-		return fmt.Errorf("tpcc check: %w", err)
+		return dataErr(fmt.Errorf("tpcc check: %w", err))
 	}
 	return nil
+}
+
+// dataErr marks init/load/check errors whose cause is the invocation
+// (flags that contradict the database, or a database never initialised)
+// as usage errors; others keep their classification (an interrupted load
+// is still 130).
+func dataErr(err error) error {
+	if errors.Is(err, tpcc.ErrMismatch) || errors.Is(err, tpcc.ErrNoMeta) {
+		return withExit(exitUsage, err)
+	}
+	return err
 }

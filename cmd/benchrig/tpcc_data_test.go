@@ -89,6 +89,9 @@ func TestTpccLoadKilledResumed(t *testing.T) {
 	if marked != 1 || stock != 100000 {
 		t.Fatalf("after SIGKILL: %d warehouses marked, %d stock rows; want 1 and 100000 (whole warehouses only)", marked, stock)
 	}
+	if code, _, errs := runCLI(t, "tpcc", "load", "--warehouses", "3", url); code != exitUsage {
+		t.Errorf("load --warehouses 3 of a 2-warehouse database: exit %d, want %d (%s)", code, exitUsage, errs)
+	}
 	if code, out, _ := runCLI(t, "tpcc", "check", url); code != exitCheck || !strings.Contains(out, "check 0 all warehouses loaded (benchrig_loaded): FAIL") {
 		t.Errorf("check of a half-loaded database: exit %d, want %d:\n%s", code, exitCheck, out)
 	}
