@@ -241,23 +241,39 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 		return stats, err
 	}
 	// Fresh statistics: the run's plans (customer by last name, order by
-	// customer) depend on them and autovacuum may not have caught up.
+	// customer) depend on them and autovacuum may not have caught up. Only
+	// once the population is complete: with hosts loading ranges in
+	// parallel, the last to finish analyzes.
 	if o.Dialect == Postgres {
-		if o.Progress != nil {
-			fmt.Fprintln(o.Progress, "load: ANALYZE (fresh planner statistics for the run)")
-		}
-		c, err := connect(ctx)
-		if err != nil {
-			return stats, fmt.Errorf("load: analyze: %w", err)
-		}
-		_, err = c.Exec(ctx, "ANALYZE")
-		c.Close(ctx)
-		if err != nil {
+		if err := analyzeIfComplete(ctx, connect, meta.Warehouses, o.Progress); err != nil {
 			return stats, fmt.Errorf("load: analyze: %w", err)
 		}
 	}
 	stats.Elapsed = time.Since(start)
 	return stats, nil
+}
+
+func analyzeIfComplete(ctx context.Context, connect Connector, warehouses int, progress io.Writer) error {
+	c, err := connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	var n int
+	if err := c.QueryRow(ctx, `SELECT count(*) FROM `+loadedTable+` WHERE w_id BETWEEN 0 AND $1`, warehouses).Scan(&n); err != nil {
+		return fmt.Errorf("read %s: %w", loadedTable, err)
+	}
+	if n < warehouses+1 {
+		if progress != nil {
+			fmt.Fprintf(progress, "load: %d of %d warehouses loaded so far; the loader that completes the population runs ANALYZE\n", max(n-1, 0), warehouses)
+		}
+		return nil
+	}
+	if progress != nil {
+		fmt.Fprintln(progress, "load: ANALYZE (fresh planner statistics for the run)")
+	}
+	_, err = c.Exec(ctx, "ANALYZE")
+	return err
 }
 
 // loadedSet returns which of warehouses from..to (and 0, the item table)

@@ -104,6 +104,9 @@ func TestLoadAndCheck(t *testing.T) {
 			t.Errorf("condition %d not reported by name:\n%s", n, out)
 		}
 	}
+	if !strings.Contains(progress.String(), "load: ANALYZE") || count(t, conn, "SELECT count(*) FROM pg_stat_user_tables WHERE relname = 'customer' AND last_analyze IS NOT NULL") != 1 {
+		t.Errorf("the load that completed the population did not ANALYZE:\n%s", progress.String())
+	}
 	if !strings.Contains(progress.String(), "2/2 warehouses") || !strings.Contains(progress.String(), "rows/s") {
 		t.Errorf("progress output %q lacks warehouses done/total and rows/s", progress.String())
 	}
