@@ -66,7 +66,11 @@ func Compile(p *Plan, opt Options) ([]Stage, error) {
 		case "allocate":
 			c.tpccRun(&st, "allocate", p.TPCC.AllocateRamp, Duration(time.Millisecond), false)
 		case "run":
-			c.tpccRun(&st, "run", p.TPCC.Ramp, p.TPCC.Duration, true)
+			if p.Benchmark == "crud" {
+				c.crudRun(&st)
+			} else {
+				c.tpccRun(&st, "run", p.TPCC.Ramp, p.TPCC.Duration, true)
+			}
 		case "collect":
 			c.collect(&st)
 		case "merge":
@@ -303,6 +307,26 @@ func (c *compiler) tpccRun(st *Stage, what string, ramp, duration Duration, hist
 	}
 }
 
+// crudRun runs the seed's CRUD benchmark on every workload host at the
+// same time, each on its own key range of the shared table.
+func (c *compiler) crudRun(st *Stage) {
+	p, cr := c.p, c.p.CRUD
+	for i, h := range p.Workload {
+		args := []string{"./benchrig", "crud",
+			"--goroutines", strconv.Itoa(cr.Goroutines), "--records", strconv.Itoa(cr.Records),
+			"--select-repeat", strconv.Itoa(cr.SelectRepeat), "--many-repeat", strconv.Itoa(cr.ManyRepeat),
+			"--table", cr.Table, "--key-offset", strconv.Itoa(i * cr.Goroutines * cr.Records),
+			"--label", h.Name, "--json", crudFile(i)}
+		urls := c.f.urls()
+		args = append(args, urls...)
+		st.add(Step{Host: h.Name, Kind: Job, What: "run crud", Positional: len(urls), CheckExit: tpccCheckExit,
+			JobName: "crud", JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
+	}
+}
+
+// crudFile is workload host i's crud result file.
+func crudFile(i int) string { return fmt.Sprintf("crud%d.json", i+1) }
+
 // Round is one measured run of the run stage: the only one, one of
 // tpcc.repeat, or one point of tpcc.sweep (each repeated).
 type Round struct {
@@ -392,6 +416,14 @@ const ulimitScript = `ulimit -n "$1" && shift && exec "$@"`
 // collect downloads each workload host's histogram file into the run
 // directory's results/ folder.
 func (c *compiler) collect(st *Stage) {
+	if c.p.Benchmark == "crud" {
+		for i, h := range c.p.Workload {
+			f := crudFile(i)
+			st.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
+				Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
+		}
+		return
+	}
 	for _, rd := range c.p.Rounds() {
 		for i, h := range c.p.Workload {
 			f := histogramFile(c.p, i, rd)
@@ -404,6 +436,14 @@ func (c *compiler) collect(st *Stage) {
 // merge combines the collected histograms on this machine, as the
 // recipe's `workload debug tpcc-merge-results`.
 func (c *compiler) merge(st *Stage) {
+	if c.p.Benchmark == "crud" {
+		args := []string{"benchrig", "crud", "merge"}
+		for i, h := range c.p.Workload {
+			args = append(args, "results/"+h.Name+"/"+crudFile(i))
+		}
+		st.add(Step{Host: LocalHost, Kind: Local, What: "merge crud results", Cmd: remote.Cmd{Args: args}})
+		return
+	}
 	for _, rd := range c.p.Rounds() {
 		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.activeWarehouses(c.p))}
 		for i, h := range c.p.Workload {

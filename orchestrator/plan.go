@@ -28,9 +28,12 @@ type Plan struct {
 	Start       Start      `yaml:"start"`
 	Settings    Settings   `yaml:"settings"`
 	License     *License   `yaml:"license"`
-	TPCC        TPCC       `yaml:"tpcc"`
-	Preflight   Preflight  `yaml:"preflight"`
-	Stages      []string   `yaml:"stages"`
+	// Benchmark is what the run stage runs: tpcc (default) or crud.
+	Benchmark string    `yaml:"benchmark"`
+	CRUD      CRUD      `yaml:"crud"`
+	TPCC      TPCC      `yaml:"tpcc"`
+	Preflight Preflight `yaml:"preflight"`
+	Stages    []string  `yaml:"stages"`
 
 	// Filled by LoadPlan.
 	File     string `yaml:"-"`
@@ -195,6 +198,16 @@ type TPCC struct {
 	// repeated Repeat times); the report plots tpmC against it.
 	Sweep *Sweep   `yaml:"sweep"`
 	Extra []string `yaml:"extra_flags"`
+}
+
+// CRUD holds the parameters of `benchrig crud` (the seed's simple
+// benchmark), for plans with benchmark: crud.
+type CRUD struct {
+	Goroutines   int    `yaml:"goroutines"`
+	Records      int    `yaml:"records"`
+	SelectRepeat int    `yaml:"select_repeat"`
+	ManyRepeat   int    `yaml:"many_repeat"`
+	Table        string `yaml:"table"`
 }
 
 // Sweep varies one tpcc run flag across the measured runs.

@@ -159,7 +159,7 @@ func StartJob(ctx context.Context, r Runner, host, dir, name string, c Cmd) (Job
 	if c.Stdin != "" {
 		return j, fmt.Errorf("host %s: job %s: detached jobs take no stdin", host, name)
 	}
-	_, err := r.Run(ctx, host, Cmd{Args: []string{"sh", "-c", startJob, "sh", j.Dir, j.Name, ShellJoin(c)}})
+	_, err := r.Run(ctx, host, Cmd{Args: []string{"sh", "-c", startJob, "sh", j.Dir, j.Name, ShellJoin(c)}, Quiet: true})
 	if err != nil {
 		return j, fmt.Errorf("host %s: start job %s: %w", host, name, err)
 	}

@@ -60,6 +60,51 @@ content on select, whole ranges on select-many); a mismatch exits 30.`,
 			o.urls = c.Args().Slice()
 			return crudRun(c, o, c.App.Writer, c.App.ErrWriter)
 		},
+		Subcommands: []*cli.Command{crudMergeCommand()},
+	}
+}
+
+// crudMergeCommand prints the --json results of several hosts as one
+// table: a row per host, then "all" (counts summed, each phase as long as
+// its slowest host).
+func crudMergeCommand() *cli.Command {
+	var tsv bool
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "combine the --json results of several hosts into one table",
+		ArgsUsage: "FILE...",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "tsv", Usage: "tab-separated, like the seed", Destination: &tsv},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return withExit(exitUsage, errors.New("crud merge: name the JSON files"))
+			}
+			var rows []crud.Row
+			var all []crud.Result
+			for _, f := range c.Args().Slice() {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					return err
+				}
+				label, r, err := crud.ReadJSON(data)
+				if err != nil {
+					return fmt.Errorf("%s: %w", f, err)
+				}
+				if label == "" {
+					label = f
+				}
+				rows = append(rows, crud.Row{Label: label, Result: r})
+				all = append(all, r)
+			}
+			if len(rows) > 1 {
+				rows = append(rows, crud.Row{Label: "all", Result: crud.Combine(all...)})
+			}
+			if tsv {
+				return crud.WriteTSV(c.App.Writer, "Host", rows...)
+			}
+			return crud.WriteAligned(c.App.Writer, "Host", rows...)
+		},
 	}
 }
 

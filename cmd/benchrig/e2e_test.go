@@ -77,6 +77,7 @@ type e2e struct {
 // and preflight sections.
 type planOpts struct {
 	stages, tpcc, preflight string
+	top                     string // top-level lines (benchmark:, crud:)
 }
 
 func newE2E(t *testing.T, duration string, opts ...planOpts) *e2e {
@@ -86,7 +87,7 @@ func newE2E(t *testing.T, duration string, opts ...planOpts) *e2e {
 			o.stages = x.stages
 		}
 		o.tpcc += x.tpcc
-		o.preflight += x.preflight
+		o.preflight += x.preflight + x.top
 	}
 	if testing.Short() {
 		t.Skip("end-to-end test (-short)")
@@ -575,4 +576,27 @@ func readReport(t *testing.T, runDir string) *report.Report {
 		t.Fatal(err)
 	}
 	return &r
+}
+
+// TestCrudPlan runs the seed's CRUD benchmark from a plan's run stage on
+// both workload hosts, collects their results and merges them.
+func TestCrudPlan(t *testing.T) {
+	e := newE2E(t, "15s", planOpts{
+		stages: "install, start, init, run, collect, merge",
+		top:    "benchmark: crud\ncrud: {goroutines: 4, records: 50, select_repeat: 2, many_repeat: 5}\n",
+	})
+	e.start("run", "--runs-dir", e.runs, e.plan)
+	if code := e.wait(4 * time.Minute); code != 0 {
+		t.Fatalf("crud plan exited %d", code)
+	}
+	out := e.logs.String()
+	for _, want := range []string{`Ins Dur \(s\)`, `SelMany Q/s`, `local \|\s+load1\s`, `local \|\s+load2\s`, `local \|\s+all\s`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("merged crud table lacks %s:\n%s", want, lastN(out, 30))
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(e.runDir(), "report.md"))
+	if err != nil || !strings.Contains(string(md), "Ins Dur (s)") {
+		t.Errorf("report.md lacks the crud table: %v\n%s", err, md)
+	}
 }

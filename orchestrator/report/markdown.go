@@ -29,7 +29,21 @@ func Markdown(r *Report, plots []string) string {
 	fmt.Fprintf(&b, ", ramp %s, duration %s\n\n", r.TPCC.Ramp, r.TPCC.Duration)
 
 	b.WriteString("## Result\n\n")
-	if res := r.Result; res != nil {
+	if len(r.CRUD) > 0 {
+		b.WriteString("The seed's CRUD benchmark; \"all\" adds the hosts' counts over each phase's slowest host.\n\n| host |")
+		for _, c := range r.CRUD[0].Columns {
+			fmt.Fprintf(&b, " %s |", c.Name)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(r.CRUD[0].Columns)) + "\n")
+		for _, row := range r.CRUD {
+			fmt.Fprintf(&b, "| %s |", row.Host)
+			for _, c := range row.Columns {
+				fmt.Fprintf(&b, " %s |", c.Text())
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	} else if res := r.Result; res != nil {
 		verdict := "PASS"
 		if !res.Pass {
 			verdict = "FAIL: " + strings.Join(res.Failures, "; ")

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/crud"
 	"github.com/benchrig/benchrig/orchestrator"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
@@ -42,6 +43,14 @@ type Report struct {
 	// MaxPassing is the largest swept value whose every repeat passed
 	// (efficiency >= 85 % and the 90th-percentile limits).
 	MaxPassing *int `json:"max_passing,omitempty"`
+	// CRUD holds the crud benchmark's figures per host and for all hosts.
+	CRUD []CRUDRow `json:"crud,omitempty"`
+}
+
+// CRUDRow is one host's (or "all") nine figures.
+type CRUDRow struct {
+	Host    string        `json:"host"`
+	Columns []crud.Column `json:"columns"`
 }
 
 // RoundResult is one measured run.
@@ -201,7 +210,11 @@ func Build(runDir string, p *orchestrator.Plan, st *orchestrator.State, version 
 	if len(p.Nodes) > 0 {
 		r.Database = firstOutputLine(filepath.Join(runDir, "logs", "install", p.Nodes[0].Name+".log"), "check PostgreSQL programs", "")
 	}
-	r.readResult(runDir, p)
+	if p.Benchmark == "crud" {
+		r.readCRUD(runDir, p)
+	} else {
+		r.readResult(runDir, p)
+	}
 	r.readRunLogs(runDir, p)
 	r.readClock(runDir)
 	return r, nil
@@ -241,6 +254,27 @@ func (r *Report) readResult(runDir string, p *orchestrator.Plan) {
 		r.summarize(p)
 	} else {
 		r.Rounds = nil // the single run is r.Result
+	}
+}
+
+// readCRUD takes the workload hosts' crud results.
+func (r *Report) readCRUD(runDir string, p *orchestrator.Plan) {
+	var all []crud.Result
+	for i, h := range p.Workload {
+		data, err := os.ReadFile(filepath.Join(runDir, "results", h.Name, fmt.Sprintf("crud%d.json", i+1)))
+		if err != nil {
+			continue
+		}
+		_, res, err := crud.ReadJSON(data)
+		if err != nil {
+			r.Problems = append(r.Problems, fmt.Sprintf("%s: %v", h.Name, err))
+			continue
+		}
+		r.CRUD = append(r.CRUD, CRUDRow{Host: h.Name, Columns: res.Columns()})
+		all = append(all, res)
+	}
+	if len(all) > 1 {
+		r.CRUD = append(r.CRUD, CRUDRow{Host: "all", Columns: crud.Combine(all...).Columns()})
 	}
 }
 
