@@ -45,13 +45,7 @@ func targetsFrom(c *cli.Context) ([]remote.Target, *remote.SSHConfig, error) {
 		if targets, err = p.Targets(hostSelector(c)); err != nil {
 			return nil, nil, withExit(exitUsage, err)
 		}
-		if p.SSH.KnownHosts != "" {
-			cfg.KnownHostsFiles = []string{p.SSH.KnownHosts}
-		}
-		cfg.SSHConfigFile = p.SSH.Config
-		if p.SSH.IdentityFile != "" {
-			cfg.IdentityFiles = []string{p.SSH.IdentityFile}
-		}
+		*cfg = sshConfigFor(p)
 		if p.SSH.Concurrency > 0 && !c.IsSet("concurrency") {
 			_ = c.Set("concurrency", strconv.Itoa(p.SSH.Concurrency))
 		}
