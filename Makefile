@@ -38,7 +38,7 @@ bench: setup
 
 # Rewrite golden files after reviewing a change of output.
 golden:
-	$(GO) test ./... -run 'Golden|Invalid|Schema' -update
+	$(GO) test $$(grep -rl 'benchrig/internal/golden"' --include='*_test.go' . | xargs -n1 dirname | sort -u) -update
 
 demo: setup build
 	@bash .ci/demo $(BIN)

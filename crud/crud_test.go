@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
+	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,27 +15,9 @@ import (
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./crud -run %s -update)", err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("output differs from %s (rerun with -update if intended):\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	goldenfile.Check(t, name+".golden", []byte(got))
 }
 
 // seedTMPFS reproduces the seed's TMPFS row from its own configuration

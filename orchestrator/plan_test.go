@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
-	"os"
+	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,46 +13,10 @@ import (
 	"github.com/benchrig/benchrig/remote"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/name, or rewrites it under -update.
+// golden compares got with testdata/name (see internal/golden).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (review, then go test -update):\n%s", path, firstDiff(want, got))
-	}
-}
-
-// firstDiff shows the first differing line of two texts.
-func firstDiff(want, got []byte) string {
-	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + a + "\n  got:  " + b
-		}
-	}
-	return "(same lines, different bytes)"
+	goldenfile.Check(t, name, got)
 }
 
 func shippedPlans(t testing.TB) []string {

@@ -2,15 +2,13 @@ package remote
 
 import (
 	"bytes"
-	"flag"
+	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestShellJoinGolden pins the exact text sent to hosts for a set of
 // commands, hostile values included.
@@ -106,21 +104,5 @@ func (s staticSecret) Reveal() (string, error) { return s.value, nil }
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (rerun with -update after review):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	goldenfile.Check(t, name, got)
 }

@@ -1,52 +1,14 @@
 package tpcc
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
-	"strconv"
+	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update)", err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from %s (rerun with -update if intended):\n%s", name, path, firstDiff(string(want), got))
-	}
-}
-
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(wl), len(gl)); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
-		}
-	}
-	return ""
+	goldenfile.Check(t, name+".golden", []byte(got))
 }
 
 func TestSchemaGolden(t *testing.T) {

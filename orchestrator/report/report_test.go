@@ -3,8 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
+	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,8 +15,6 @@ import (
 	"github.com/benchrig/benchrig/orchestrator"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // fakeRun lays out a finished run of plans/local.yaml: two workload
 // hosts' histogram files with known counts, their run logs, clock probes.
@@ -115,20 +113,7 @@ func TestReport(t *testing.T) {
 		}
 	}
 	got, _ := os.ReadFile(md)
-	golden := filepath.Join("testdata", "report.md.golden")
-	if *update {
-		_ = os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("report.md differs from %s (review, then -update):\n%s", golden, got)
-	}
+	goldenfile.Check(t, "report.md.golden", got)
 }
 
 // TestReportWithoutResults: a run that never reached collect still gets

@@ -3,9 +3,7 @@ package histogram
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
+	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"strings"
 	"sync"
 	"testing"
@@ -16,25 +14,10 @@ import (
 
 type hdrHist = hdr.Histogram
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
 // golden compares got with testdata/name, rewriting it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	goldenfile.Check(t, name, got)
 }
 
 func TestLayoutMatchesCockroach(t *testing.T) {
