@@ -66,9 +66,12 @@ func Compile(p *Plan, opt Options) ([]Stage, error) {
 		case "allocate":
 			c.tpccRun(&st, "allocate", p.TPCC.AllocateRamp, Duration(time.Millisecond), false)
 		case "run":
-			if p.Benchmark == "crud" {
+			switch {
+			case p.Benchmark == "crud":
 				c.crudRun(&st)
-			} else {
+			case p.TPCC.Search != nil:
+				c.searchRun(&st)
+			default:
 				c.tpccRun(&st, "run", p.TPCC.Ramp, p.TPCC.Duration, true)
 			}
 		case "collect":
@@ -259,6 +262,16 @@ func (c *compiler) tpccRun(st *Stage, what string, ramp, duration Duration, hist
 		rounds = p.Rounds()
 	}
 	for _, rd := range rounds {
+		c.runRound(st, what, ramp, duration, histograms, rd)
+		st.then()
+	}
+}
+
+// runRound adds one measured run (or the allocation) on every workload
+// host, at one instant.
+func (c *compiler) runRound(st *Stage, what string, ramp, duration Duration, histograms bool, rd Round) {
+	p := c.p
+	{
 		if histograms {
 			// Before the common start instant is chosen: every host is
 			// connected, and its clock is compared with this machine's.
@@ -273,7 +286,7 @@ func (c *compiler) tpccRun(st *Stage, what string, ramp, duration Duration, hist
 				args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
 			}
 			args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses))
-			if a := rd.activeWarehouses(p); a != p.TPCC.Warehouses || p.TPCC.ActiveWarehouses > 0 {
+			if a := rd.activeWarehouses(p); rd.Flag == "active-warehouses" || a != p.TPCC.Warehouses || p.TPCC.ActiveWarehouses > 0 {
 				args = append(args, "--active-warehouses", strconv.Itoa(a))
 			}
 			if p.TPCC.Partitions > 0 && len(p.Workload) > 1 || len(h.spec.Partitions) > 0 {
@@ -303,7 +316,6 @@ func (c *compiler) tpccRun(st *Stage, what string, ramp, duration Duration, hist
 				JobName: name, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
 				Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
 		}
-		st.then()
 	}
 }
 
@@ -416,6 +428,10 @@ const ulimitScript = `ulimit -n "$1" && shift && exec "$@"`
 // collect downloads each workload host's histogram file into the run
 // directory's results/ folder.
 func (c *compiler) collect(st *Stage) {
+	if c.p.TPCC.Search != nil {
+		st.Notes = append(st.Notes, "the search collected each iteration's histograms")
+		return
+	}
 	if c.p.Benchmark == "crud" {
 		for i, h := range c.p.Workload {
 			f := crudFile(i)
@@ -436,6 +452,10 @@ func (c *compiler) collect(st *Stage) {
 // merge combines the collected histograms on this machine, as the
 // recipe's `workload debug tpcc-merge-results`.
 func (c *compiler) merge(st *Stage) {
+	if c.p.TPCC.Search != nil {
+		st.Notes = append(st.Notes, "the search merged and checked each iteration")
+		return
+	}
 	if c.p.Benchmark == "crud" {
 		args := []string{"benchrig", "crud", "merge"}
 		for i, h := range c.p.Workload {

@@ -196,8 +196,10 @@ type TPCC struct {
 	Repeat int `yaml:"repeat"`
 	// Sweep runs the measured run once per value of a flag (each
 	// repeated Repeat times); the report plots tpmC against it.
-	Sweep *Sweep   `yaml:"sweep"`
-	Extra []string `yaml:"extra_flags"`
+	Sweep *Sweep `yaml:"sweep"`
+	// Search looks for the largest passing --active-warehouses.
+	Search *Search  `yaml:"search"`
+	Extra  []string `yaml:"extra_flags"`
 }
 
 // CRUD holds the parameters of `benchrig crud` (the seed's simple

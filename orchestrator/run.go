@@ -65,6 +65,7 @@ type Runner struct {
 	probeMu sync.Mutex
 	probes  []ProbeResult // of the stage under way
 	checks  []string      // steps that finished with a failed check
+	verdict bool          // the last Verdict step's outcome
 }
 
 // CheckFailedError says the run went through but a benchmark check failed
@@ -168,11 +169,14 @@ func (r *Runner) runStage(ctx context.Context, idx int, st Stage) error {
 	for i, s := range st.Steps {
 		phase = append(phase, s)
 		if i == len(st.Steps)-1 || st.Steps[i+1].Phase != s.Phase {
-			if err = r.runPhase(ctx, idx, st, phase, pos); err != nil {
+			if err = r.runPhase(ctx, idx, st, phase, pos, true); err != nil {
 				break
 			}
 			phase = nil
 		}
+	}
+	if err == nil && st.search != nil {
+		err = r.runSearch(ctx, idx, st)
 	}
 	verifyFailed := false
 	if err == nil && st.Verify != nil {
@@ -214,7 +218,7 @@ func (r *Runner) runStage(ctx context.Context, idx int, st Stage) error {
 // runPhase runs one phase of a stage: hosts in parallel (or one by one),
 // each host's steps in order. pos tracks each host's step index within
 // the stage.
-func (r *Runner) runPhase(ctx context.Context, idx int, st Stage, list []Step, pos map[string]int) error {
+func (r *Runner) runPhase(ctx context.Context, idx int, st Stage, list []Step, pos map[string]int, track bool) error {
 	hosts, steps := hostSteps(list)
 	first := make(map[string]int, len(hosts))
 	for _, h := range hosts {
@@ -242,14 +246,14 @@ func (r *Runner) runPhase(ctx context.Context, idx int, st Stage, list []Step, p
 		g.Go(func() error {
 			for k, s := range steps[h] {
 				n := first[h] + k // the step's index among the host's steps
-				if r.skip(idx, h, n) {
+				if track && r.skip(idx, h, n) {
 					continue
 				}
 				if s.StartAt {
 					s.Cmd.Args = insertFlag(s.Cmd.Args, len(s.Cmd.Args)-s.Positional, "--start-at="+startAt)
 				}
 				journals[i] = append(journals[i], s)
-				if err := r.runRecorded(gctx, idx, st, s, n); err != nil {
+				if err := r.runRecorded(gctx, idx, st, s, n, track); err != nil {
 					return err
 				}
 			}
@@ -269,6 +273,65 @@ func (r *Runner) runPhase(ctx context.Context, idx int, st Stage, list []Step, p
 	return err
 }
 
+// runSearch drives a line search: one iteration at a time, each decided
+// by its Verdict step; verdicts are kept in the state, so a resumed search
+// goes on from the last finished iteration.
+func (r *Runner) runSearch(ctx context.Context, idx int, st Stage) error {
+	var points []SearchPoint
+	if r.State != nil {
+		r.State.mu.Lock()
+		points = append(points, r.State.Stages[idx].Search...)
+		r.State.mu.Unlock()
+		for _, pt := range points {
+			r.printf("   search: --active-warehouses=%d %s (an earlier attempt)\n", pt.Value, passText(pt.Pass))
+		}
+	}
+	for {
+		v, more := st.search.next(points)
+		if !more {
+			break
+		}
+		r.printf("   search: trying --active-warehouses=%d\n", v)
+		steps := st.search.iteration(v)
+		r.outMu.Lock()
+		r.verdict = false
+		r.outMu.Unlock()
+		var phase []Step
+		for i, s := range steps {
+			phase = append(phase, s)
+			if i == len(steps)-1 || steps[i+1].Phase != s.Phase {
+				if err := r.runPhase(ctx, idx, st, phase, map[string]int{}, false); err != nil {
+					return err
+				}
+				phase = nil
+			}
+		}
+		r.outMu.Lock()
+		pass := r.verdict
+		r.outMu.Unlock()
+		points = append(points, SearchPoint{Value: v, Pass: pass})
+		r.printf("   search: --active-warehouses=%d %s\n", v, passText(pass))
+		if r.State != nil {
+			if err := r.State.update(func() { r.State.Stages[idx].Search = append([]SearchPoint(nil), points...) }); err != nil {
+				return err
+			}
+		}
+	}
+	if best := bestPassing(points); best > 0 {
+		r.printf("   search: the largest passing --active-warehouses is %d\n", best)
+	} else {
+		r.printf("   search: no tried value passed\n")
+	}
+	return nil
+}
+
+func passText(pass bool) string {
+	if pass {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
 // skip says whether step n of host h in stage idx finished in an earlier
 // attempt.
 func (r *Runner) skip(idx int, h string, n int) bool {
@@ -282,9 +345,10 @@ func (r *Runner) skip(idx int, h string, n int) bool {
 }
 
 // runRecorded runs one step with its state, journal and log around it.
-func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n int) error {
+func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n int, track bool) error {
 	now := r.now()
-	if r.State != nil {
+	track = track && r.State != nil
+	if track {
 		if err := r.State.update(func() {
 			hs := r.State.host(idx, s.Host)
 			hs.Status, hs.Current, hs.Error = Running, s.What, ""
@@ -303,7 +367,15 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n i
 	sent := time.Now()
 	res, err := r.runStep(ctx, idx, s)
 	var exit *remote.ExitError
-	if s.CheckExit != 0 && errors.As(err, &exit) && exit.Code == s.CheckExit {
+	if s.Verdict {
+		failed := errors.As(err, &exit) && exit.Code == s.CheckExit
+		if err == nil || failed {
+			r.outMu.Lock()
+			r.verdict = !failed
+			r.outMu.Unlock()
+			err = nil
+		}
+	} else if s.CheckExit != 0 && errors.As(err, &exit) && exit.Code == s.CheckExit {
 		r.printf("   %s: %s finished, but its checks failed (exit %d); going on\n", s.Host, s.What, exit.Code)
 		r.outMu.Lock()
 		r.checks = append(r.checks, fmt.Sprintf("%s on %s (stage %s)", s.What, s.Host, st.Name))
@@ -322,7 +394,7 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n i
 	r.log(st.Name, s, res, err)
 	if err != nil {
 		se := &StepError{Stage: st.Name, Host: s.Host, Step: s.What, Err: err, msg: scrub(s.Cmd, err.Error())}
-		if r.State != nil {
+		if track {
 			if serr := r.State.update(func() {
 				hs := r.State.host(idx, s.Host)
 				hs.Status, hs.Error = Failed, se.msg
@@ -332,7 +404,7 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n i
 		}
 		return se
 	}
-	if r.State != nil {
+	if track {
 		end := r.now()
 		return r.State.update(func() {
 			hs := r.State.host(idx, s.Host)

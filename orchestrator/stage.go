@@ -18,6 +18,9 @@ type Stage struct {
 	// Verify, if set, judges the stage's probe results once every host is
 	// done; its text is printed, and an error fails the stage.
 	Verify func([]ProbeResult) (string, error)
+	// search, if set, makes the stage a line search: its steps are made
+	// one iteration at a time from the verdicts so far.
+	search *searchStage
 
 	phase int
 }
@@ -86,6 +89,9 @@ type Step struct {
 	// a benchmark check failed" (benchrig tpcc's 30): the stage goes on
 	// (results are still collected) and the run ends as a failed check.
 	CheckExit int
+	// Verdict marks the step whose outcome (success, or CheckExit) is a
+	// search iteration's pass or fail.
+	Verdict bool
 	// Probe names what an Exec step measures ("clock"); the Runner hands
 	// its timing and output to Observe.
 	Probe string

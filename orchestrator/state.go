@@ -55,6 +55,9 @@ type StageState struct {
 	Started  *time.Time  `json:"started,omitempty"`
 	Finished *time.Time  `json:"finished,omitempty"`
 	Hosts    []HostState `json:"hosts"`
+	// Search holds a search stage's verdicts, so a resumed search does not
+	// run a finished iteration again.
+	Search []SearchPoint `json:"search,omitempty"`
 }
 
 // HostState is one host's progress in a stage.
@@ -135,7 +138,7 @@ func (s *State) Restart(name string) error {
 		}
 		for j := i; j < len(s.Stages); j++ {
 			st := &s.Stages[j]
-			st.Status, st.Started, st.Finished = Pending, nil, nil
+			st.Status, st.Started, st.Finished, st.Search = Pending, nil, nil, nil
 			for k := range st.Hosts {
 				h := &st.Hosts[k]
 				h.Status, h.Done, h.Error, h.Current, h.Started, h.Finished = Pending, 0, "", "", nil, nil

@@ -592,6 +592,16 @@ func validateTPCC(ps *problems, p *Plan) {
 			seen[v] = true
 		}
 	}
+	if sr := t.Search; sr != nil {
+		switch {
+		case t.Sweep != nil || t.Repeat > 1:
+			ps.at(p.nodeOr(sr), "tpcc.search: a search is its own series of runs; drop sweep and repeat")
+		case sr.Min < 1 || sr.Max > t.Warehouses || sr.Min > sr.Max:
+			ps.at(p.nodeOr(sr), "tpcc.search: want 1 <= min <= max <= warehouses (%d), got %d..%d", t.Warehouses, sr.Min, sr.Max)
+		case sr.Resolution < 0:
+			ps.at(p.node(&sr.Resolution), "tpcc.search.resolution: must be positive")
+		}
+	}
 	if t.PartitionRun == 0 {
 		t.PartitionRun = Duration(60e9)
 	}

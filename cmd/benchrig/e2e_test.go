@@ -600,3 +600,36 @@ func TestCrudPlan(t *testing.T) {
 		t.Errorf("report.md lacks the crud table: %v\n%s", err, md)
 	}
 }
+
+// TestSearch runs a max-warehouse line search on the local topology: each
+// iteration runs, collects, merges and checks; the report names the
+// largest passing value and plots the tried values.
+func TestSearch(t *testing.T) {
+	e := newE2E(t, "4s", planOpts{
+		stages: "install, start, init, configure, import, run",
+		tpcc:   "  search: {min: 1, max: 2}\n",
+	})
+	e.start("run", "--runs-dir", e.runs, "--start-lead", "1s", e.plan)
+	if code := e.wait(6 * time.Minute); code != 0 {
+		t.Fatalf("search exited %d", code)
+	}
+	out := e.logs.String()
+	if !strings.Contains(out, "search: trying --active-warehouses=2") || !strings.Contains(out, "search: the largest passing --active-warehouses is") {
+		t.Errorf("the search did not report its steps:\n%s", lastN(out, 30))
+	}
+	st, err := orchestrator.ReadState(filepath.Join(e.runDir(), "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var points []orchestrator.SearchPoint
+	for _, s := range st.Stages {
+		points = append(points, s.Search...)
+	}
+	r := readReport(t, e.runDir())
+	if len(points) == 0 || len(r.Points) != len(points) || r.Points[0].Flag != "active-warehouses" {
+		t.Fatalf("state points %v, report points %+v", points, r.Points)
+	}
+	if best := r.MaxPassing; best != nil && *best != 2 && *best != 1 {
+		t.Errorf("largest passing %d outside 1..2", *best)
+	}
+}

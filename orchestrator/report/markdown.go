@@ -59,7 +59,7 @@ func Markdown(r *Report, plots []string) string {
 	} else if len(r.Rounds) == 0 {
 		b.WriteString("No histogram files were collected: the run stage did not finish.\n\n")
 	}
-	if len(r.Rounds) > 1 {
+	if len(r.Rounds) > 1 || (len(r.Rounds) == 1 && r.Rounds[0].Flag != "") {
 		writeRounds(&b, r)
 	}
 	for _, p := range plots {

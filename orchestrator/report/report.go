@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -213,7 +214,7 @@ func Build(runDir string, p *orchestrator.Plan, st *orchestrator.State, version 
 	if p.Benchmark == "crud" {
 		r.readCRUD(runDir, p)
 	} else {
-		r.readResult(runDir, p)
+		r.readResult(runDir, p, st)
 	}
 	r.readRunLogs(runDir, p)
 	r.readClock(runDir)
@@ -221,8 +222,18 @@ func Build(runDir string, p *orchestrator.Plan, st *orchestrator.State, version 
 }
 
 // readResult merges the collected histogram files of every round.
-func (r *Report) readResult(runDir string, p *orchestrator.Plan) {
+func (r *Report) readResult(runDir string, p *orchestrator.Plan, st *orchestrator.State) {
 	rounds := p.Rounds()
+	if p.TPCC.Search != nil {
+		// The values a search tried, in the order it tried them.
+		rounds = nil
+		for _, s := range st.Stages {
+			for _, pt := range s.Search {
+				rounds = append(rounds, orchestrator.Round{Label: orchestrator.SearchLabel(pt.Value), Flag: "active-warehouses", Value: pt.Value, Repeat: 1})
+			}
+		}
+		sort.SliceStable(rounds, func(i, j int) bool { return rounds[i].Value < rounds[j].Value })
+	}
 	for _, rd := range rounds {
 		w := p.TPCC.Warehouses
 		if rd.Flag == "active-warehouses" {
@@ -249,7 +260,7 @@ func (r *Report) readResult(runDir string, p *orchestrator.Plan) {
 			r.Result, r.Series = res, series(ticks)
 		}
 	}
-	if len(rounds) > 1 {
+	if len(rounds) > 1 || p.TPCC.Search != nil {
 		r.Result, r.Series = nil, nil
 		r.summarize(p)
 	} else {
