@@ -271,52 +271,51 @@ func (c *compiler) tpccRun(st *Stage, what string, ramp, duration Duration, hist
 // host, at one instant.
 func (c *compiler) runRound(st *Stage, what string, ramp, duration Duration, histograms bool, rd Round) {
 	p := c.p
-	{
-		if histograms {
-			// Before the common start instant is chosen: every host is
-			// connected, and its clock is compared with this machine's.
-			for _, h := range p.Workload {
-				st.add(clockProbe(h.Name))
-			}
-			st.then()
+	if histograms {
+		// Before the common start instant is chosen: every host is
+		// connected, and its clock is compared with this machine's.
+		for _, h := range p.Workload {
+			st.add(clockProbe(h.Name))
 		}
-		for i, h := range p.Workload {
-			args := []string{"./benchrig", "tpcc", "run"}
-			if p.TPCC.Partitions > 0 {
-				args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
-			}
-			args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses))
-			if a := rd.activeWarehouses(p); rd.Flag == "active-warehouses" || a != p.TPCC.Warehouses || p.TPCC.ActiveWarehouses > 0 {
-				args = append(args, "--active-warehouses", strconv.Itoa(a))
-			}
-			if p.TPCC.Partitions > 0 && len(p.Workload) > 1 || len(h.spec.Partitions) > 0 {
-				args = append(args, "--partition-affinity", joinInts(h.Partitions))
-			}
-			args = append(args, "--ramp", ramp.String(), "--duration", duration.String())
-			if p.TPCC.Wait != "" {
-				args = append(args, "--wait="+p.TPCC.Wait)
-			}
-			if w := rd.workers(p); w > 0 {
-				args = append(args, "--workers", strconv.Itoa(w))
-			}
-			if p.TPCC.Conns > 0 {
-				args = append(args, "--conns", strconv.Itoa(p.TPCC.Conns))
-			}
-			if histograms {
-				args = append(args, "--histograms", histogramFile(p, i, rd))
-			}
-			args = append(args, p.TPCC.Extra...)
-			urls := c.f.urls()
-			args = append(args, urls...)
-			name := what
-			if rd.Label != "" {
-				name += "-" + rd.Label
-			}
-			st.add(Step{Host: h.Name, Kind: Job, What: strings.TrimSpace(what + " TPC-C " + rd.Label), Positional: len(urls), CheckExit: tpccCheckExit,
-				JobName: name, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
-				Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
-		}
+		st.then()
 	}
+	for i, h := range p.Workload {
+		args := []string{"./benchrig", "tpcc", "run"}
+		if p.TPCC.Partitions > 0 {
+			args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
+		}
+		args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses))
+		if a := rd.activeWarehouses(p); rd.Flag == "active-warehouses" || a != p.TPCC.Warehouses || p.TPCC.ActiveWarehouses > 0 {
+			args = append(args, "--active-warehouses", strconv.Itoa(a))
+		}
+		if p.TPCC.Partitions > 0 && len(p.Workload) > 1 || len(h.spec.Partitions) > 0 {
+			args = append(args, "--partition-affinity", joinInts(h.Partitions))
+		}
+		args = append(args, "--ramp", ramp.String(), "--duration", duration.String())
+		if p.TPCC.Wait != "" {
+			args = append(args, "--wait="+p.TPCC.Wait)
+		}
+		if w := rd.workers(p); w > 0 {
+			args = append(args, "--workers", strconv.Itoa(w))
+		}
+		if p.TPCC.Conns > 0 {
+			args = append(args, "--conns", strconv.Itoa(p.TPCC.Conns))
+		}
+		if histograms {
+			args = append(args, "--histograms", HistogramFile(p, i, rd))
+		}
+		args = append(args, p.TPCC.Extra...)
+		urls := c.f.urls()
+		args = append(args, urls...)
+		name := what
+		if rd.Label != "" {
+			name += "-" + rd.Label
+		}
+		st.add(Step{Host: h.Name, Kind: Job, What: strings.TrimSpace(what + " TPC-C " + rd.Label), Positional: len(urls), CheckExit: tpccCheckExit,
+			JobName: name, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
+			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
+	}
+
 }
 
 // crudRun runs the seed's CRUD benchmark on every workload host at the
@@ -396,12 +395,9 @@ func (rd Round) workers(p *Plan) int {
 // finished but failed an audit check.
 const tpccCheckExit = 30
 
-// histogramFile is workload host i's histogram file name in a round: the
+// HistogramFile is workload host i's histogram file name in a round: the
 // recipe's workload<n>.histogram.ndjson, with the round's label before
 // the extension when there are several rounds.
-func histogramFile(p *Plan, i int, rd Round) string { return HistogramFile(p, i, rd) }
-
-// HistogramFile is histogramFile for the report.
 func HistogramFile(p *Plan, i int, rd Round) string {
 	f := strings.ReplaceAll(p.TPCC.Histograms, "{n}", strconv.Itoa(i+1))
 	if rd.Label == "" {
@@ -442,7 +438,7 @@ func (c *compiler) collect(st *Stage) {
 	}
 	for _, rd := range c.p.Rounds() {
 		for i, h := range c.p.Workload {
-			f := histogramFile(c.p, i, rd)
+			f := HistogramFile(c.p, i, rd)
 			st.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
 				Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
 		}
@@ -467,7 +463,7 @@ func (c *compiler) merge(st *Stage) {
 	for _, rd := range c.p.Rounds() {
 		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.activeWarehouses(c.p))}
 		for i, h := range c.p.Workload {
-			args = append(args, "results/"+h.Name+"/"+histogramFile(c.p, i, rd))
+			args = append(args, "results/"+h.Name+"/"+HistogramFile(c.p, i, rd))
 		}
 		st.add(Step{Host: LocalHost, Kind: Local, What: strings.TrimSpace("merge histograms " + rd.Label),
 			Cmd: remote.Cmd{Args: args}})

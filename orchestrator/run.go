@@ -164,15 +164,10 @@ func (r *Runner) runStage(ctx context.Context, idx int, st Stage) error {
 	r.probeMu.Unlock()
 	// Each host's position among its own steps, across phases.
 	pos := map[string]int{}
-	var phase []Step
 	var err error
-	for i, s := range st.Steps {
-		phase = append(phase, s)
-		if i == len(st.Steps)-1 || st.Steps[i+1].Phase != s.Phase {
-			if err = r.runPhase(ctx, idx, st, phase, pos, true); err != nil {
-				break
-			}
-			phase = nil
+	for _, phase := range phases(st.Steps) {
+		if err = r.runPhase(ctx, idx, st, phase, pos, true); err != nil {
+			break
 		}
 	}
 	if err == nil && st.search != nil {
@@ -199,7 +194,7 @@ func (r *Runner) runStage(ctx context.Context, idx int, st Stage) error {
 					// The verdict needs every host's answer: a resume
 					// asks them all again.
 					for k := range ss.Hosts {
-						ss.Hosts[k].Done, ss.Hosts[k].Status, ss.Hosts[k].Error = 0, Failed, verr(err)
+						ss.Hosts[k].Done, ss.Hosts[k].Status, ss.Hosts[k].Error = 0, Failed, err.Error()
 					}
 				}
 				return
@@ -213,6 +208,18 @@ func (r *Runner) runStage(ctx context.Context, idx int, st Stage) error {
 		r.printf("   stage %s done in %s\n", st.Name, r.now().Sub(started).Round(time.Millisecond))
 	}
 	return err
+}
+
+// phases splits steps (in phase order) into their phases.
+func phases(steps []Step) [][]Step {
+	var out [][]Step
+	for i, s := range steps {
+		if i == 0 || steps[i-1].Phase != s.Phase {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], s)
+	}
+	return out
 }
 
 // runPhase runs one phase of a stage: hosts in parallel (or one by one),
@@ -292,18 +299,12 @@ func (r *Runner) runSearch(ctx context.Context, idx int, st Stage) error {
 			break
 		}
 		r.printf("   search: trying --active-warehouses=%d\n", v)
-		steps := st.search.iteration(v)
 		r.outMu.Lock()
 		r.verdict = false
 		r.outMu.Unlock()
-		var phase []Step
-		for i, s := range steps {
-			phase = append(phase, s)
-			if i == len(steps)-1 || steps[i+1].Phase != s.Phase {
-				if err := r.runPhase(ctx, idx, st, phase, map[string]int{}, false); err != nil {
-					return err
-				}
-				phase = nil
+		for _, phase := range phases(st.search.iteration(v)) {
+			if err := r.runPhase(ctx, idx, st, phase, map[string]int{}, false); err != nil {
+				return err
 			}
 		}
 		r.outMu.Lock()
@@ -416,8 +417,6 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n i
 	}
 	return nil
 }
-
-func verr(err error) string { return err.Error() }
 
 // scrub removes the values of the command's secrets from text.
 func scrub(c remote.Cmd, text string) string {

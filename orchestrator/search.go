@@ -77,7 +77,7 @@ func (c *compiler) searchRun(st *Stage) {
 		it.then()
 		args := []string{"benchrig", "tpcc", "merge", "--check", "--warehouses", strconv.Itoa(v)}
 		for i, h := range p.Workload {
-			f := histogramFile(p, i, rd)
+			f := HistogramFile(p, i, rd)
 			it.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
 				Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
 			args = append(args, "results/"+h.Name+"/"+f)
