@@ -31,6 +31,11 @@ type Cmd struct {
 	Quiet bool
 }
 
+// live says whether c's output may stream to the console: not for
+// status polls, and never for a command that was handed a secret, since
+// a program may echo its input (callers scrub what they keep).
+func (c Cmd) live() bool { return !c.Quiet && len(c.Secrets) == 0 }
+
 // String is the command as it is shown and as it is sent: ShellJoin's line.
 func (c Cmd) String() string { return ShellJoin(c) }
 

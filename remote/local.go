@@ -86,7 +86,7 @@ func (l *Local) Run(ctx context.Context, host string, c Cmd) (Result, error) {
 	errTail := &tailBuffer{max: l.cfg.CaptureBytes}
 	cmd.Stdout, cmd.Stderr = outTail, errTail
 	var outLive, errLive *LineWriter
-	if !c.Quiet {
+	if c.live() {
 		outLive, errLive = l.console.Writer(host), l.console.Writer(host)
 		cmd.Stdout = io.MultiWriter(outTail, outLive)
 		cmd.Stderr = io.MultiWriter(errTail, errLive)

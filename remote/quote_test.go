@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"context"
 	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"os"
 	"os/exec"
@@ -105,4 +106,26 @@ func (s staticSecret) Reveal() (string, error) { return s.value, nil }
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	goldenfile.Check(t, name, got)
+}
+
+// TestSecretCommandsDoNotStream: a command holding a secret never prints
+// live (a program may echo its stdin); its output is still captured.
+func TestSecretCommandsDoNotStream(t *testing.T) {
+	var console bytes.Buffer
+	l := NewLocal(LocalConfig{Output: &console})
+	c := Cmd{Args: []string{"cat"}, Stdin: Placeholder("k") + "\n", Secrets: map[string]Secret{"k": staticSecret{"k", "s3cret"}}}
+	res, err := l.Run(context.Background(), "h", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(console.String(), "s3cret") {
+		t.Errorf("secret streamed to the console: %q", console.String())
+	}
+	if !strings.Contains(string(res.Stdout), "s3cret") {
+		t.Errorf("the output was not captured: %q", res.Stdout)
+	}
+	c.Secrets, c.Stdin = nil, "plain\n"
+	if _, err := l.Run(context.Background(), "h", c); err != nil || !strings.Contains(console.String(), "plain") {
+		t.Errorf("a command without secrets must stream: %q %v", console.String(), err)
+	}
 }

@@ -535,7 +535,7 @@ var errCmdTimeout = errors.New("command timeout")
 // then SIGKILL after KillGrace, and its session is closed (closing alone
 // would leave a non-pty command running).
 func (s *SSH) Run(ctx context.Context, host string, c Cmd) (Result, error) {
-	return s.run(ctx, host, c, !c.Quiet, false)
+	return s.run(ctx, host, c, c.live(), false)
 }
 
 // run is Run with the live console optional and, for a transfer's own
