@@ -14,7 +14,7 @@ var version = "dev"
 // newApp builds the command tree. Each subcommand lives in its own file as
 // a constructor; flags bind into per-command values, never package state.
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:                 "benchrig",
 		Usage:                "reproduce cluster database benchmarks end to end over SSH",
 		Version:              version,
@@ -36,7 +36,37 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			tpccCommand(),
 			crudCommand(),
 		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return withExit(exitUsage, fmt.Errorf("unknown command %q (see benchrig --help)", c.Args().First()))
+			}
+			return cli.ShowAppHelp(c)
+		},
 	}
+	// A flag that does not parse is a usage error (exit 2), whichever
+	// command it was given to.
+	usage := func(_ *cli.Context, err error, _ bool) error { return withExit(exitUsage, err) }
+	app.OnUsageError = usage
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			if c.OnUsageError == nil {
+				c.OnUsageError = usage
+			}
+			if c.Action == nil && len(c.Subcommands) > 0 {
+				name := c.Name
+				c.Action = func(ctx *cli.Context) error {
+					if ctx.NArg() > 0 {
+						return withExit(exitUsage, fmt.Errorf("unknown command %q of %s (see benchrig %s --help)", ctx.Args().First(), name, name))
+					}
+					return cli.ShowSubcommandHelp(ctx)
+				}
+			}
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+	return app
 }
 
 // run executes the CLI and returns the process exit code.

@@ -43,3 +43,18 @@ func TestPlanCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageExitCodes: bad flags and unknown commands exit 2, at any level.
+func TestUsageExitCodes(t *testing.T) {
+	for _, args := range [][]string{
+		{"nosuch"},
+		{"run", "--bogus", "x.yaml"},
+		{"tpcc", "nosuch"},
+		{"tpcc", "run", "--warehouses", "x"},
+		{"plan", "show", "--nope"},
+	} {
+		if code, _, _ := runCLI(t, args...); code != exitUsage {
+			t.Errorf("benchrig %v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}
