@@ -149,11 +149,12 @@ func (f cockroachFlavor) configure(st *Stage) {
 }
 
 // urls are the recipe's connection strings, one per node, in node order
-// (rack order), as the 100k recipe's addrs file.
+// (rack order), as the 100k recipe's addrs file. They name the database
+// (tpcc), which CockroachDB's workload adds itself through its --db flag.
 func (f cockroachFlavor) urls() []string {
 	var out []string
 	for _, h := range f.p.Nodes {
-		out = append(out, fmt.Sprintf("postgres://root@%s:%d?sslmode=disable", h.Addr, h.SQLPort))
+		out = append(out, fmt.Sprintf("postgres://root@%s:%d/%s?sslmode=disable", h.Addr, h.SQLPort, f.p.TPCC.Database))
 	}
 	return out
 }
