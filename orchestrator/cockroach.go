@@ -161,6 +161,36 @@ func (f cockroachFlavor) urls() []string {
 
 func (f cockroachFlavor) initFlags() []string { return nil }
 
+// runURLs gives a workload host that drives several partitions the nodes
+// of those partitions' racks, interleaved in the order of its affinity
+// list (k-th node of each rack in turn): the driver has URL j serve
+// partition affinity[j mod len(affinity)], so every partition's terminals
+// talk to the rack its data is pinned to. A rack with fewer nodes repeats
+// its own to keep the interleave exact. Other hosts get every node.
+func (f cockroachFlavor) runURLs(h Host) []string {
+	all := f.urls()
+	if f.p.TPCC.Partitions == 0 || len(h.Partitions) < 2 || f.p.Racks() == 0 {
+		return all
+	}
+	byRack := map[int][]string{}
+	most := 0
+	for i, n := range f.p.Nodes {
+		byRack[n.Rack] = append(byRack[n.Rack], all[i])
+		most = max(most, len(byRack[n.Rack]))
+	}
+	var out []string
+	for k := 0; k < most; k++ {
+		for _, part := range h.Partitions {
+			nodes := byRack[part]
+			if len(nodes) == 0 {
+				return all // validation pins partitions to existing racks
+			}
+			out = append(out, nodes[k%len(nodes)])
+		}
+	}
+	return out
+}
+
 // replicationSettled fails (so the wait polls again) while any range has
 // fewer than its replicas or the replicate queue has work: the recipe's
 // "Replication Queue gets to 0 for all actions and stays there".

@@ -142,6 +142,8 @@ type flavor interface {
 	swap(st *Stage)
 	// urls are the connection strings a workload host is given.
 	urls() []string
+	// runURLs are the connection strings workload host h runs against.
+	runURLs(h Host) []string
 	// initFlags are extra flags for `benchrig tpcc init` (partitioning).
 	initFlags() []string
 }
@@ -305,7 +307,7 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration Duration, his
 			args = append(args, "--histograms", HistogramFile(p, i, rd))
 		}
 		args = append(args, p.TPCC.Extra...)
-		urls := c.f.urls()
+		urls := c.f.runURLs(h)
 		args = append(args, urls...)
 		name := what
 		if rd.Label != "" {

@@ -114,3 +114,34 @@ func TestSQLValue(t *testing.T) {
 		}
 	}
 }
+
+// TestRunURLsFollowRacks: the driver has URL j serve partition
+// affinity[j mod len(affinity)]; each such URL must be a node of that
+// partition's rack, and every node of the rack must be used.
+func TestRunURLsFollowRacks(t *testing.T) {
+	p, err := LoadPlan("../plans/tpcc-100k.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rackOf := map[string]int{}
+	f := cockroachFlavor{p}
+	for i, u := range f.urls() {
+		rackOf[u] = p.Nodes[i].Rack
+	}
+	for _, h := range p.Workload {
+		urls := f.runURLs(h)
+		if len(urls) != 3*len(h.Partitions) {
+			t.Errorf("%s: %d URLs for %d partitions of 3 nodes", h.Name, len(urls), len(h.Partitions))
+		}
+		seen := map[string]bool{}
+		for j, u := range urls {
+			if want := h.Partitions[j%len(h.Partitions)]; rackOf[u] != want {
+				t.Errorf("%s: URL %d (%s) is in rack %d, serves partition %d", h.Name, j, u, rackOf[u], want)
+			}
+			seen[u] = true
+		}
+		if len(seen) != len(urls) {
+			t.Errorf("%s: a node is listed twice", h.Name)
+		}
+	}
+}

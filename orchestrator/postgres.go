@@ -142,6 +142,9 @@ func (f postgresFlavor) urls() []string {
 	return []string{fmt.Sprintf("postgres://%s%s:%d/%s?sslmode=disable", user, n.Addr, n.SQLPort, f.p.TPCC.Database)}
 }
 
+// runURLs: only the primary takes writes.
+func (f postgresFlavor) runURLs(Host) []string { return f.urls() }
+
 // initFlags: PostgreSQL partitions declaratively when the tables are
 // created, so the partition count goes to `tpcc init`.
 func (f postgresFlavor) initFlags() []string {
