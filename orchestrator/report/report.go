@@ -129,14 +129,18 @@ type StageTiming struct {
 // Result is the merged TPC-C result, by the formulas of
 // `workload debug tpcc-merge-results`.
 type Result struct {
-	Warehouses int      `json:"warehouses"`
-	Elapsed    float64  `json:"elapsed_seconds"`
-	TpmC       float64  `json:"tpmc"`
-	Efficiency float64  `json:"efficiency_percent"`
-	Pass       bool     `json:"pass"`
-	Failures   []string `json:"failures,omitempty"`
-	Ops        []Op     `json:"operations"`
-	Files      []string `json:"files"`
+	Warehouses int     `json:"warehouses"`
+	Elapsed    float64 `json:"elapsed_seconds"`
+	TpmC       float64 `json:"tpmc"`
+	Efficiency float64 `json:"efficiency_percent"`
+	Pass       bool    `json:"pass"`
+	// Judged is false when the run had too few New-Orders for its
+	// efficiency to mean anything (±1/√N): the verdict is then shown as
+	// not judged, whatever Pass says.
+	Judged   bool     `json:"judged"`
+	Failures []string `json:"failures,omitempty"`
+	Ops      []Op     `json:"operations"`
+	Files    []string `json:"files"`
 }
 
 // Op is one transaction type's latency summary.
@@ -330,6 +334,7 @@ func (r *Report) merge(runDir string, w int, files []string) (*Result, []histogr
 	if err := m.Check(); errors.As(err, &ce) {
 		res.Pass, res.Failures = false, ce.Failures
 	}
+	res.Judged = m.Count(histogram.NewOrder) >= minJudgedNewOrders
 	for _, name := range histogram.TPCCNames() {
 		h, ok := m.Cumulative[name]
 		if !ok {
@@ -481,6 +486,10 @@ func (r *Report) readRunLogs(runDir string, p *orchestrator.Plan) {
 		r.StartSkew = skew
 	}
 }
+
+// minJudgedNewOrders is the New-Order count from which a result's
+// efficiency is judged (about ±3 %), as the driver's own audit does.
+const minJudgedNewOrders = 1000
 
 // ClockFile is where the run keeps its clock probe results.
 const ClockFile = "clock.json"
