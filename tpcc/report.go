@@ -43,6 +43,14 @@ func (r *reporter) progress(elapsed time.Duration, errs int64, ivs []histogram.I
 			rate(iv.Hist.TotalCount(), iv.Elapsed), rate(iv.Cumulative.TotalCount(), cumElapsed),
 			ms(iv.Hist, 50), ms(iv.Hist, 95), ms(iv.Hist, 99), ms(iv.Hist, 100), iv.Name)
 	}
+	// The live figure people watch: New-Orders per minute, this tick and
+	// so far (the orchestrator streams it host by host).
+	for _, iv := range ivs {
+		if iv.Name == histogram.NewOrder {
+			fmt.Fprintf(&b, "%7.1fs tpmC %.1f (this tick) %.1f (so far)\n", elapsed.Seconds(),
+				60*rate(iv.Hist.TotalCount(), iv.Elapsed), 60*rate(iv.Cumulative.TotalCount(), cumElapsed))
+		}
+	}
 	io.WriteString(r.w, b.String())
 }
 
