@@ -633,3 +633,26 @@ func TestSearch(t *testing.T) {
 		t.Errorf("largest passing %d outside 1..2", *best)
 	}
 }
+
+// TestInterruptThenResume: Ctrl-C (SIGINT) during the run exits 130 and
+// says how to go on; the detached jobs keep running, and resume finishes.
+func TestInterruptThenResume(t *testing.T) {
+	e := newE2E(t, "10s")
+	e.start("run", "--runs-dir", e.runs, "--start-lead", "1s", e.plan)
+	e.waitFor("the run stage", 4*time.Minute, func(s *orchestrator.State) bool { return stageStatus(s, "run") == orchestrator.Running })
+	time.Sleep(3 * time.Second)
+	if err := e.proc.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := e.wait(time.Minute); code != exitInterrupted {
+		t.Errorf("exit %d after SIGINT, want %d", code, exitInterrupted)
+	}
+	if !strings.Contains(e.logs.String(), "finish it with: benchrig resume") {
+		t.Errorf("no resume hint after the interrupt:\n%s", lastN(e.logs.String(), 10))
+	}
+	e.start("resume", "--start-lead", "1s", e.runDir())
+	if code := e.wait(5 * time.Minute); code != 0 {
+		t.Fatalf("resume exited %d", code)
+	}
+	e.checkResult(e.runDir())
+}

@@ -81,13 +81,15 @@ func exitCode(ctx context.Context, err error) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	if ctx.Err() != nil {
+		// Interrupted: whatever failed after the signal (a cancelled
+		// session, a stopped command) failed because of it.
+		return exitInterrupted
+	}
 	for _, classify := range exitClassifiers {
 		if code, ok := classify(err); ok {
 			return code
 		}
-	}
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		return exitInterrupted
 	}
 	var ce cli.ExitCoder
 	if errors.As(err, &ce) {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/remote"
 )
 
 // runCLI runs benchrig in-process and returns its exit code and output.
@@ -56,5 +58,19 @@ func TestUsageExitCodes(t *testing.T) {
 		if code, _, _ := runCLI(t, args...); code != exitUsage {
 			t.Errorf("benchrig %v: exit %d, want %d", args, code, exitUsage)
 		}
+	}
+}
+
+// TestInterruptedExitCode: after a signal, any failure exits 130, even
+// one that looks like a transport error (the cancelled session).
+func TestInterruptedExitCode(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := &remote.TransportError{Host: "h", Op: "session", Err: context.Canceled}
+	if code := exitCode(ctx, err); code != exitInterrupted {
+		t.Errorf("exit %d, want %d", code, exitInterrupted)
+	}
+	if code := exitCode(context.Background(), err); code != exitTransport {
+		t.Errorf("without a signal: exit %d, want %d", code, exitTransport)
 	}
 }
