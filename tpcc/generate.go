@@ -4,6 +4,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -58,7 +59,10 @@ type copyReader struct {
 	buf  []byte
 	off  int
 	done bool
-	rows int64
+	// rows counts what Read produced. pgconn.CopyFrom reads in a goroutine
+	// of its own that can still be in Read when CopyFrom returns an error,
+	// so the count is atomic.
+	rows atomic.Int64
 	// onRows is told how many rows each refill produced (progress).
 	onRows func(int64)
 }
@@ -85,7 +89,7 @@ func (c *copyReader) Read(p []byte) (int, error) {
 			}
 			n++
 		}
-		c.rows += n
+		c.rows.Add(n)
 		if c.onRows != nil && n > 0 {
 			c.onRows(n)
 		}

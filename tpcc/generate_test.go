@@ -342,7 +342,7 @@ func BenchmarkGenerateWarehouse(b *testing.B) {
 					break
 				}
 			}
-			rows += r.rows
+			rows += r.rows.Load()
 		}
 	}
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")

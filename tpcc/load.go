@@ -359,10 +359,10 @@ func loadUnit(ctx context.Context, conn *pgx.Conn, d Dialect, w int, jobs []tabl
 	for _, j := range jobs {
 		r := newCopyReader(j.gen, onRows)
 		if _, err := conn.PgConn().CopyFrom(ctx, r, j.table.copySQL()); err != nil {
-			rows.Add(-copied - r.rows)
+			rows.Add(-copied - r.rows.Load())
 			return false, fmt.Errorf("copy %s: %w", j.table.Name, err)
 		}
-		copied += r.rows
+		copied += r.rows.Load()
 	}
 	if err := tx.Commit(ctx); err != nil {
 		rows.Add(-copied)
