@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"github.com/benchrig/benchrig/tpcc/pgtest"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -73,27 +74,8 @@ func BenchmarkTerminalMemory(b *testing.B) {
 // the server's CPU for the same transactions: the client must stay far
 // below the database it measures.
 func BenchmarkNoWaitNewOrderCPU(b *testing.B) {
-	url, srv := benchDatabase(b)
 	ctx := context.Background()
-	pc, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	pc.MaxConns = 2
-	pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
-	pool, err := pgxpool.NewWithConfig(ctx, pc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
-	load, err := ReadConstants(ctx, pool)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var cnt atomic.Pointer[counters]
-	cnt.Store(newCounters(1))
-	w := newWorker(NewRand(9, 1), NewRunConstants(NewRand(9, 0), load), 1, 100,
-		pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, &cnt)
+	srv, pool, w := noWaitWorker(b)
 	home := warehouseDistrict{wID: 1, dID: 1}
 	for range 50 { // warm the statement cache
 		if _, err := w.newOrder(ctx, pool, home); err != nil {
@@ -110,8 +92,41 @@ func BenchmarkNoWaitNewOrderCPU(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	client, server := selfCPU(b)-clientBefore, serverCPU(b, srv)-serverBefore
-	per1000 := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(b.N) * 1000 }
+	reportPer1000NewOrders(b, selfCPU(b)-clientBefore, serverCPU(b, srv)-serverBefore, float64(b.N))
+}
+
+// noWaitWorker is one no-wait worker on a one-warehouse database, with a
+// two-connection pool that caches statements as Run's does; the pool is
+// closed when the benchmark ends.
+func noWaitWorker(b *testing.B) (*pgtest.Server, *pgxpool.Pool, *worker) {
+	url, srv := benchDatabase(b)
+	ctx := context.Background()
+	pc, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pc.MaxConns = 2
+	pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	load, err := ReadConstants(ctx, pool)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cnt atomic.Pointer[counters]
+	cnt.Store(newCounters(1))
+	w := newWorker(NewRand(9, 1), NewRunConstants(NewRand(9, 0), load), 1, 100,
+		pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, &cnt)
+	return srv, pool, w
+}
+
+// reportPer1000NewOrders reports client and server CPU per 1,000
+// New-Orders, and their ratio.
+func reportPer1000NewOrders(b *testing.B, client, server time.Duration, newOrders float64) {
+	per1000 := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / newOrders * 1000 }
 	b.ReportMetric(per1000(client), "client-CPU-ms/1000-NO")
 	b.ReportMetric(per1000(server), "server-CPU-ms/1000-NO")
 	if server > 0 {
@@ -140,27 +155,8 @@ func serverCPU(b *testing.B, srv interface{ CPUTime() (time.Duration, error) }) 
 // New-Orders) against a real PostgreSQL, with latencies recorded as Run
 // records them. Client and server CPU are reported per 1,000 New-Orders.
 func BenchmarkNoWaitMixCPU(b *testing.B) {
-	url, srv := benchDatabase(b)
 	ctx := context.Background()
-	pc, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	pc.MaxConns = 2
-	pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
-	pool, err := pgxpool.NewWithConfig(ctx, pc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
-	load, err := ReadConstants(ctx, pool)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var cnt atomic.Pointer[counters]
-	cnt.Store(newCounters(1))
-	w := newWorker(NewRand(9, 1), NewRunConstants(NewRand(9, 0), load), 1, 100,
-		pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, &cnt)
+	srv, pool, w := noWaitWorker(b)
 	rec := histogram.NewRecorder(time.Now(), histogram.TPCCNames()...)
 	var ops [numTxnTypes]*histogram.Op
 	for t := range numTxnTypes {
@@ -187,11 +183,5 @@ func BenchmarkNoWaitMixCPU(b *testing.B) {
 		pass()
 	}
 	b.StopTimer()
-	client, server := selfCPU(b)-clientBefore, serverCPU(b, srv)-serverBefore
-	newOrders := float64(b.N * 10)
-	b.ReportMetric(float64(client)/float64(time.Millisecond)/newOrders*1000, "client-CPU-ms/1000-NO")
-	b.ReportMetric(float64(server)/float64(time.Millisecond)/newOrders*1000, "server-CPU-ms/1000-NO")
-	if server > 0 {
-		b.ReportMetric(float64(client)/float64(server), "client/server-CPU")
-	}
+	reportPer1000NewOrders(b, selfCPU(b)-clientBefore, serverCPU(b, srv)-serverBefore, float64(b.N*10))
 }
