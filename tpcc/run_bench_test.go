@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"github.com/benchrig/benchrig/tpcc/pgtest"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
 // BenchmarkTerminalMemory measures the memory of wait-mode terminals:
