@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/remote"
 )
 
@@ -418,15 +419,17 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n i
 	return nil
 }
 
-// scrub removes the values of the command's secrets from text.
+// scrub removes the values of the command's secrets from text, in every
+// form a program may echo them (redact.Secrets): a licence handed over as
+// the SQL literal 'a”b' comes back as a'b in an error message.
 func scrub(c remote.Cmd, text string) string {
+	var values []string
 	for _, sec := range c.Secrets {
-		if v, err := sec.Reveal(); err == nil && v != "" {
-			text = strings.ReplaceAll(text, v, remote.Redacted)
-			text = strings.ReplaceAll(text, strings.Trim(v, "'"), remote.Redacted)
+		if v, err := sec.Reveal(); err == nil {
+			values = append(values, v)
 		}
 	}
-	return text
+	return redact.Secrets(text, values...)
 }
 
 // log appends a step's output to logs/<stage>/<host>.log.
