@@ -231,7 +231,6 @@ func listSome(kind string, items []string) string {
 	return kind + "s " + text
 }
 
-
 // Restart marks stage name and every later one pending, for --from.
 func (s *State) Restart(name string) error {
 	s.mu.Lock()
