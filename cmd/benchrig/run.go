@@ -56,7 +56,7 @@ func runCommand() *cli.Command {
 		ArgsUsage: "PLAN",
 		Description: `Compiles the plan into its stages (install, start, init, configure, import,
 partition, swap, allocate, run, collect, merge) and runs them host by host,
-recording progress in runs/<plan>-<time>/ so that 'benchrig resume' can
+recording progress in runs/<plan>-<time>-<random>/ so that 'benchrig resume' can
 finish a failed or interrupted run. With --dry-run nothing is contacted:
 every command, transfer and SQL statement is printed per host, exactly as a
 run would send it (secrets as ****).`,
@@ -86,8 +86,14 @@ func resumeCommand() *cli.Command {
 		Usage:     "finish a failed or interrupted run from its run directory",
 		ArgsUsage: "RUN_DIR",
 		Description: `Continues from the first unfinished step of every host; finished steps are
-not repeated, detached jobs still running are re-attached. --from STAGE
-forces that stage and every later one to run again.`,
+not repeated, detached jobs still running are re-attached, and jobs that
+were killed (SIGKILL, host restart) are started again. --from STAGE forces
+that stage and every later one to run again.
+
+The run's copy of the plan must be the one it started with (sha256), and
+every step must compile to the command the run recorded; otherwise resume
+says what changed and stops (--force goes on). A run that another
+benchrig process still drives is refused, naming its pid.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "run this stage and every later one again", Destination: &o.from},
 			&cli.BoolFlag{Name: "force", Usage: "resume even though the run's plan or its compiled steps changed since they ran", Destination: &o.force},
