@@ -37,7 +37,6 @@ type runOptions struct {
 	identity      string
 	skipPreflight bool
 	force         bool
-	now           func() time.Time // the clock of run directory names (tests fix it)
 }
 
 func connectionFlags(o *runOptions) []cli.Flag {
@@ -159,11 +158,7 @@ func runPlan(ctx context.Context, out, errOut io.Writer, file string, o runOptio
 	if err != nil {
 		return err
 	}
-	now := time.Now
-	if o.now != nil {
-		now = o.now
-	}
-	runDir, err := orchestrator.NewRunDir(o.runsDir, p.Name, now(), rand.Reader)
+	runDir, err := orchestrator.NewRunDir(o.runsDir, p.Name, time.Now(), rand.Reader)
 	if err != nil {
 		return err
 	}
