@@ -13,7 +13,7 @@ import (
 )
 
 // TestStepErrorHidesQuotedSecret: a licence with a quote is handed over
-// as an SQL literal ('ab''c"d'); a program that fails and echoes it back
+// as an SQL literal ('ab”c"d'); a program that fails and echoes it back
 // raw (ab'c"d) or as given must leave it in no error, state or log.
 func TestStepErrorHidesQuotedSecret(t *testing.T) {
 	const raw = `ab'c"d 7x`
