@@ -427,8 +427,8 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n i
 }
 
 // scrub removes the values of the command's secrets from text, in every
-// form a program may echo them (redact.Secrets): a licence handed over as
-// the SQL literal 'a”b' comes back as a'b in an error message.
+// form a program may echo them (redact.Secrets): a licence a'b handed over
+// as an SQL literal (the quote doubled) comes back raw in an error message.
 func scrub(c remote.Cmd, text string) string {
 	var values []string
 	for _, sec := range c.Secrets {

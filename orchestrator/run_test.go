@@ -13,8 +13,8 @@ import (
 )
 
 // TestStepErrorHidesQuotedSecret: a licence with a quote is handed over
-// as an SQL literal ('ab”c"d'); a program that fails and echoes it back
-// raw (ab'c"d) or as given must leave it in no error, state or log.
+// as an SQL literal (the quote doubled); a program that fails and echoes
+// it back raw or as given must leave it in no error, state or log.
 func TestStepErrorHidesQuotedSecret(t *testing.T) {
 	const raw = `ab'c"d 7x`
 	t.Setenv("BENCHRIG_TEST_LICENSE", raw)

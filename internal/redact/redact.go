@@ -165,9 +165,9 @@ func containsFold(s, sub string) bool {
 }
 
 // Secrets returns text with every value replaced by Mask, in each form a
-// program may print it: as given, and, for a value handed over as an SQL
-// string literal ('it”s'), the raw value; each of those also
-// shell-quoted, JSON-escaped and percent-encoded.
+// program may print it: as given and, for a value handed over as an SQL
+// string literal (quotes around it, each inner quote doubled), also the
+// raw value; each of those shell-quoted, JSON-escaped and percent-encoded.
 func Secrets(text string, values ...string) string {
 	var forms []string
 	for _, v := range values {
