@@ -197,6 +197,9 @@ func driverPath(flag string) string {
 }
 
 func resumeRun(ctx context.Context, out, errOut io.Writer, runDir string, o runOptions) error {
+	if _, err := os.Stat(filepath.Join(runDir, "state.json")); err != nil {
+		return withExit(exitUsage, fmt.Errorf("resume: %s is not a run directory: %w", runDir, err))
+	}
 	// The lock comes first: a second resume of a live run must not even
 	// rewrite the state (--from) before it is refused.
 	release, err := orchestrator.Lock(runDir)
