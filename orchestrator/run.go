@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/remote"
 )
 
@@ -256,11 +257,12 @@ func (r *Runner) runPhase(ctx context.Context, idx int, st Stage, list []Step, p
 				if track && r.skip(idx, h, n) {
 					continue
 				}
+				digest := s.Digest() // as compiled, before the start instant is added
 				if s.StartAt {
 					s.Cmd.Args = insertFlag(s.Cmd.Args, len(s.Cmd.Args)-s.Positional, "--start-at="+startAt)
 				}
 				journals[i] = append(journals[i], s)
-				if err := r.runRecorded(gctx, idx, st, s, n, track); err != nil {
+				if err := r.runRecorded(gctx, idx, st, s, n, digest, track); err != nil {
 					return err
 				}
 			}
@@ -346,7 +348,7 @@ func (r *Runner) skip(idx int, h string, n int) bool {
 }
 
 // runRecorded runs one step with its state, journal and log around it.
-func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n int, track bool) error {
+func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n int, digest string, track bool) error {
 	now := r.now()
 	track = track && r.State != nil
 	if track {
@@ -410,6 +412,12 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n i
 		return r.State.update(func() {
 			hs := r.State.host(idx, s.Host)
 			hs.Done = n + 1
+			for len(hs.Digests) < hs.Steps {
+				hs.Digests = append(hs.Digests, "")
+			}
+			if n < len(hs.Digests) {
+				hs.Digests[n] = digest
+			}
 			if hs.Done >= hs.Steps {
 				hs.Status, hs.Current, hs.Finished = Done, "", &end
 			}
@@ -418,15 +426,17 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st Stage, s Step, n i
 	return nil
 }
 
-// scrub removes the values of the command's secrets from text.
+// scrub removes the values of the command's secrets from text, in every
+// form a program may echo them (redact.Secrets): a licence a'b handed over
+// as an SQL literal (the quote doubled) comes back raw in an error message.
 func scrub(c remote.Cmd, text string) string {
+	var values []string
 	for _, sec := range c.Secrets {
-		if v, err := sec.Reveal(); err == nil && v != "" {
-			text = strings.ReplaceAll(text, v, remote.Redacted)
-			text = strings.ReplaceAll(text, strings.Trim(v, "'"), remote.Redacted)
+		if v, err := sec.Reveal(); err == nil {
+			values = append(values, v)
 		}
 	}
-	return text
+	return redact.Secrets(text, values...)
 }
 
 // log appends a step's output to logs/<stage>/<host>.log.
@@ -574,18 +584,28 @@ func (r *Runner) driveJob(ctx context.Context, j remote.Job, s Step) (remote.Job
 	if err != nil {
 		return st, err
 	}
-	switch st.State {
-	case remote.JobExited:
+	switch {
+	case st.Killed():
+		// Killed, not failed (an earlier attempt's job got SIGKILL, alone
+		// or with its process group, or the host restarted): the step is
+		// unfinished, and a resume runs it again without --from. The job
+		// is idempotent by construction (loads skip loaded warehouses).
+		if st.State == remote.JobLost {
+			r.printf("   %s: job %s died without an exit status (killed, or the host restarted); starting it again\n", s.Host, j.Name)
+		} else {
+			r.printf("   %s: job %s was killed (exit %d, SIGKILL); starting it again\n", s.Host, j.Name, st.ExitCode)
+		}
+		if _, err := remote.StartJob(ctx, r.Exec, s.Host, j.Dir, j.Name, s.Cmd); err != nil {
+			return st, err
+		}
+	case st.State == remote.JobExited:
 		// This run's job (the name is the run's) finished while the
 		// orchestrator was away.
 		r.printf("   %s: job %s already finished (exit %d)\n", s.Host, j.Name, st.ExitCode)
 		return st, nil
-	case remote.JobRunning:
+	case st.State == remote.JobRunning:
 		r.printf("   %s: re-attaching to job %s (pid %d)\n", s.Host, j.Name, st.Pid)
 	default:
-		if st.State == remote.JobLost {
-			r.printf("   %s: job %s died without an exit status (host restarted or killed); starting it again\n", s.Host, j.Name)
-		}
 		if _, err := remote.StartJob(ctx, r.Exec, s.Host, j.Dir, j.Name, s.Cmd); err != nil {
 			return st, err
 		}

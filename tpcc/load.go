@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/benchrig/benchrig/internal/redact"
 )
 
 // LoadOptions configure Load. Zero values mean "the whole database as
@@ -68,19 +69,10 @@ func URLConnector(urls []string) Connector {
 		u := urls[int(next.Add(1)-1)%len(urls)]
 		c, err := pgx.Connect(ctx, u)
 		if err != nil {
-			return nil, fmt.Errorf("connect %s: %w", redactURL(u), err)
+			return nil, fmt.Errorf("connect %s: %w", redact.URL(u), err)
 		}
 		return c, nil
 	}
-}
-
-// redactURL hides a password in a connection URL for error messages.
-func redactURL(u string) string {
-	cfg, err := pgx.ParseConfig(u)
-	if err != nil || cfg.Password == "" {
-		return u
-	}
-	return strings.Replace(u, ":"+cfg.Password+"@", ":xxxxx@", 1)
 }
 
 // Load populates the warehouses of the range that are not yet loaded, and

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
@@ -221,13 +222,13 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	defer closePools(pools)
 	dialect, meta, err := probe(ctx, pools[0])
 	if err != nil {
-		return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
+		return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 	}
 	if dialect == Cockroach && cfg.Partitions > 1 {
 		fmt.Fprintf(out, "Partitioning the tables %d ways (%s) if they are not yet\n", cfg.Partitions, cfg.PartitionStrategy)
 		out.Flush()
 		if err := PartitionCockroach(ctx, pools[0], parts, cfg.PartitionStrategy, cfg.Zones); err != nil {
-			return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
+			return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 		}
 		meta.Partitions = cfg.Partitions
 	}
@@ -486,7 +487,7 @@ func openPools(ctx context.Context, urls []string, perURL int) ([]*pgxpool.Pool,
 		p, err := pgxpool.NewWithConfig(ctx, pc)
 		if err != nil {
 			closePools(pools)
-			return nil, fmt.Errorf("tpcc run: connect %s: %w", redact(u), err)
+			return nil, fmt.Errorf("tpcc run: connect %s: %w", redact.URL(u), err)
 		}
 		pools = append(pools, p)
 	}
@@ -526,7 +527,7 @@ func (e *executors) startNoWait(n int) {
 				begin := time.Now()
 				retries, err := w.exec(e.ctx, e.pools[u], t, home)
 				if err != nil {
-					err = fmt.Errorf("%s: %w", redact(e.cfg.URLs[u]), err)
+					err = fmt.Errorf("%s: %w", redact.URL(e.cfg.URLs[u]), err)
 				}
 				e.account(t, time.Since(begin), retries, err)
 			}
@@ -563,7 +564,7 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 					retries, err := w.exec(e.ctx, e.pools[u], t.next, t.home)
 					done := time.Now()
 					if err != nil {
-						err = fmt.Errorf("%s: %w", redact(e.cfg.URLs[u]), err)
+						err = fmt.Errorf("%s: %w", redact.URL(e.cfg.URLs[u]), err)
 					}
 					// Response time from due to done (clause 5.3).
 					e.account(t.next, done.Sub(due), retries, err)
@@ -609,13 +610,4 @@ func probe(ctx context.Context, pool *pgxpool.Pool) (Dialect, Meta, error) {
 		return 0, Meta{}, err
 	}
 	return d, m, nil
-}
-
-// redact hides a URL's password in messages.
-func redact(u string) string {
-	cfg, err := pgx.ParseConfig(u)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -35,6 +36,7 @@ type runOptions struct {
 	knownHosts    string
 	identity      string
 	skipPreflight bool
+	force         bool
 }
 
 func connectionFlags(o *runOptions) []cli.Flag {
@@ -53,7 +55,7 @@ func runCommand() *cli.Command {
 		ArgsUsage: "PLAN",
 		Description: `Compiles the plan into its stages (install, start, init, configure, import,
 partition, swap, allocate, run, collect, merge) and runs them host by host,
-recording progress in runs/<plan>-<time>/ so that 'benchrig resume' can
+recording progress in runs/<plan>-<time>-<random>/ so that 'benchrig resume' can
 finish a failed or interrupted run. With --dry-run nothing is contacted:
 every command, transfer and SQL statement is printed per host, exactly as a
 run would send it (secrets as ****).`,
@@ -83,10 +85,17 @@ func resumeCommand() *cli.Command {
 		Usage:     "finish a failed or interrupted run from its run directory",
 		ArgsUsage: "RUN_DIR",
 		Description: `Continues from the first unfinished step of every host; finished steps are
-not repeated, detached jobs still running are re-attached. --from STAGE
-forces that stage and every later one to run again.`,
+not repeated, detached jobs still running are re-attached, and jobs that
+were killed (SIGKILL, host restart) are started again. --from STAGE forces
+that stage and every later one to run again.
+
+The run's copy of the plan must be the one it started with (sha256), and
+every step must compile to the command the run recorded; otherwise resume
+says what changed and stops (--force goes on). A run that another
+benchrig process still drives is refused, naming its pid.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "run this stage and every later one again", Destination: &o.from},
+			&cli.BoolFlag{Name: "force", Usage: "resume even though the run's plan or its compiled steps changed since they ran", Destination: &o.force},
 			&cli.DurationFlag{Name: "start-lead", Value: 10 * time.Second, Usage: "how far ahead the common start instant of the run stage is set", Destination: &o.startLead},
 		}, connectionFlags(&o)...),
 		Action: func(c *cli.Context) error {
@@ -149,10 +158,15 @@ func runPlan(ctx context.Context, out, errOut io.Writer, file string, o runOptio
 	if err != nil {
 		return err
 	}
-	runDir := filepath.Join(o.runsDir, p.Name+"-"+time.Now().UTC().Format("20060102-150405"))
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
+	runDir, err := orchestrator.NewRunDir(o.runsDir, p.Name, time.Now(), rand.Reader)
+	if err != nil {
 		return err
 	}
+	release, err := orchestrator.Lock(runDir)
+	if err != nil {
+		return err
+	}
+	defer release()
 	// The run keeps its own copy of the plan: a resume compiles exactly
 	// what the run started with, whatever happens to the original.
 	if err := os.WriteFile(filepath.Join(runDir, "plan.yaml"), data, 0o644); err != nil {
@@ -183,11 +197,25 @@ func driverPath(flag string) string {
 }
 
 func resumeRun(ctx context.Context, out, errOut io.Writer, runDir string, o runOptions) error {
+	if _, err := os.Stat(filepath.Join(runDir, "state.json")); err != nil {
+		return withExit(exitUsage, fmt.Errorf("resume: %s is not a run directory: %w", runDir, err))
+	}
+	// The lock comes first: a second resume of a live run must not even
+	// rewrite the state (--from) before it is refused.
+	release, err := orchestrator.Lock(runDir)
+	if err != nil {
+		return withExit(exitUsage, fmt.Errorf("resume: %w", err))
+	}
+	defer release()
 	st, err := orchestrator.ReadState(filepath.Join(runDir, "state.json"))
 	if err != nil {
 		return err
 	}
 	planFile := filepath.Join(runDir, "plan.yaml")
+	data, err := os.ReadFile(planFile)
+	if err != nil {
+		return err
+	}
 	p, err := loadPlanAt(planFile, filepath.Dir(st.Plan))
 	if err != nil {
 		return err
@@ -198,7 +226,10 @@ func resumeRun(ctx context.Context, out, errOut io.Writer, runDir string, o runO
 		return err
 	}
 	if err := st.Matches(stages); err != nil {
-		return fmt.Errorf("resume %s: %w", runDir, err)
+		return withExit(exitUsage, fmt.Errorf("resume %s: %w; start a new run", runDir, err))
+	}
+	if err := checkUnchanged(errOut, runDir, data, st, stages, o.force); err != nil {
+		return err
 	}
 	if o.from != "" {
 		if err := st.Restart(o.from); err != nil {
@@ -207,6 +238,43 @@ func resumeRun(ctx context.Context, out, errOut io.Writer, runDir string, o runO
 	}
 	fmt.Fprintf(out, "resuming %s (plan %s)\n", runDir, p.Name)
 	return execute(ctx, out, errOut, runDir, p, stages, st, o)
+}
+
+// checkUnchanged refuses a resume whose plan copy is not the file the run
+// started with (its sha256) or whose steps compile differently from the
+// ones the state recorded, with a short summary of what changed; force
+// accepts the change and makes the state describe the new plan.
+func checkUnchanged(errOut io.Writer, runDir string, plan []byte, st *orchestrator.State, stages []orchestrator.Stage, force bool) error {
+	sum := sha256.Sum256(plan)
+	planSum := hex.EncodeToString(sum[:])
+	changes := st.Changes(stages)
+	if planSum == st.PlanSum && len(changes) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	if planSum != st.PlanSum {
+		fmt.Fprintf(&b, "%s has sha256 %.12s…, the run started with %.12s…", filepath.Join(runDir, "plan.yaml"), planSum, st.PlanSum)
+	} else {
+		b.WriteString("the plan compiles to different steps than the ones the run recorded (a referenced file or the benchrig version changed)")
+	}
+	if len(changes) == 0 {
+		b.WriteString("; no compiled step changed")
+	} else {
+		b.WriteString("; changed:")
+	}
+	const show = 8
+	for i, c := range changes {
+		if i == show {
+			fmt.Fprintf(&b, "\n  ... and %d more stages", len(changes)-show)
+			break
+		}
+		b.WriteString("\n  " + c)
+	}
+	if !force {
+		return withExit(exitUsage, fmt.Errorf("resume %s: %s\nfinished steps would not be run again: start a new run, or resume with --force to go on anyway", runDir, b.String()))
+	}
+	fmt.Fprintf(errOut, "benchrig: warning: resuming with --force: %s\n", b.String())
+	return st.Rebase(stages, planSum)
 }
 
 // loadPlanAt loads the run's copy of a plan, resolving its relative paths
@@ -225,12 +293,8 @@ func loadPlanAt(file, dir string) (*orchestrator.Plan, error) {
 }
 
 // execute runs stages for real with the run directory's state.
+// The caller holds the run directory's lock.
 func execute(ctx context.Context, out, errOut io.Writer, runDir string, p *orchestrator.Plan, stages []orchestrator.Stage, st *orchestrator.State, o runOptions) error {
-	release, err := orchestrator.Lock(runDir)
-	if err != nil {
-		return err
-	}
-	defer release()
 	outLog, err := os.OpenFile(filepath.Join(runDir, "output.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/tpcc"
 )
 
@@ -34,7 +35,7 @@ func connectFirst(ctx context.Context, urls []string, dialect string) (*pgx.Conn
 	}
 	conn, err := pgx.Connect(ctx, urls[0])
 	if err != nil {
-		return nil, 0, fmt.Errorf("connect %s: %w", redactedURL(urls[0]), err)
+		return nil, 0, fmt.Errorf("connect %s: %w", redact.URL(urls[0]), err)
 	}
 	d, err := resolveDialect(ctx, conn, dialect)
 	if err != nil {
@@ -53,15 +54,6 @@ func resolveDialect(ctx context.Context, conn *pgx.Conn, s string) (tpcc.Dialect
 		return 0, withExit(exitUsage, fmt.Errorf("--dialect: %w", err))
 	}
 	return d, nil
-}
-
-// redactedURL hides a password in a URL shown in errors.
-func redactedURL(u string) string {
-	cfg, err := pgx.ParseConfig(u)
-	if err != nil || cfg.Password == "" {
-		return u
-	}
-	return strings.Replace(u, ":"+cfg.Password+"@", ":xxxxx@", 1)
 }
 
 // tpccInitOptions are the flags of `benchrig tpcc init`.
@@ -153,11 +145,11 @@ func createDatabase(ctx context.Context, url string) error {
 	}
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "3D000" { // invalid_catalog_name
-		return fmt.Errorf("connect %s: %w", redactedURL(url), err)
+		return fmt.Errorf("connect %s: %w", redact.URL(url), err)
 	}
 	cfg, perr := pgx.ParseConfig(url)
 	if perr != nil {
-		return fmt.Errorf("parse %s: %w", redactedURL(url), perr)
+		return fmt.Errorf("parse %s: %w", redact.URL(url), perr)
 	}
 	db := cfg.Database
 	cfg.Database = "postgres"
