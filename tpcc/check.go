@@ -306,11 +306,11 @@ func population(ctx context.Context, tx pgx.Tx, want int) (CheckResult, bool, er
 		have[int(id)] = true
 	}
 	r := CheckResult{Condition: Condition{Number: 0, Name: populationName}, Verdict: Pass}
-	for w := 0; w <= m.Warehouses; w++ {
+	for w := itemsUnit; w < m.Warehouses; w++ {
 		if !have[w] {
 			r.Violations++
 			if len(r.Examples) < maxExamples {
-				if w == 0 {
+				if w == itemsUnit {
 					r.Examples = append(r.Examples, "item")
 				} else {
 					r.Examples = append(r.Examples, "warehouse "+strconv.Itoa(w))

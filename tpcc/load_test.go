@@ -144,7 +144,7 @@ func TestLoadInterruptedResumed(t *testing.T) {
 	var once sync.Once
 	st, err := Load(ctx, URLConnector([]string{url}), LoadOptions{Concurrency: 2, Now: testNow,
 		afterCommit: func(w int) {
-			if w != 0 {
+			if w != itemsUnit {
 				once.Do(cancel)
 			}
 		}})
@@ -154,7 +154,7 @@ func TestLoadInterruptedResumed(t *testing.T) {
 	if st.Loaded != 1 {
 		t.Fatalf("interrupted load committed %d warehouses, want 1 (the test must interrupt mid-load)", st.Loaded)
 	}
-	loaded := count(t, conn, "SELECT count(*) FROM benchrig_loaded WHERE w_id > 0")
+	loaded := count(t, conn, "SELECT count(*) FROM benchrig_loaded WHERE w_id >= 0")
 	if loaded != int64(st.Loaded) {
 		t.Errorf("%d markers, stats say %d", loaded, st.Loaded)
 	}
@@ -207,7 +207,7 @@ func loadParallelRanges(t *testing.T, s *pgtest.Server, seed uint64) string {
 	var wg sync.WaitGroup
 	stats := make([]LoadStats, 3)
 	errs := make([]error, 3)
-	for i, r := range [][2]int{{1, 1}, {2, 2}, {1, 2}} {
+	for i, r := range [][2]int{{0, 1}, {1, 2}, {0, 2}} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -232,8 +232,8 @@ func loadParallelRanges(t *testing.T, s *pgtest.Server, seed uint64) string {
 	wantCounts(t, conn, 2)
 	checkAll(t, conn)
 	// Rows went to the warehouse's partition.
-	if got := count(t, conn, "SELECT count(*) FROM stock_p1 WHERE s_w_id = 2"); got != 100000 {
-		t.Errorf("stock_p1 holds %d rows of warehouse 2, want 100000", got)
+	if got := count(t, conn, "SELECT count(*) FROM stock_p1 WHERE s_w_id = 1"); got != 100000 {
+		t.Errorf("stock_p1 holds %d rows of warehouse 1, want 100000", got)
 	}
 	return digest(t, conn)
 }
@@ -265,7 +265,7 @@ func TestLoadValidation(t *testing.T) {
 	url, conn := initDB(t, s, 2, 1, 1)
 	seed := uint64(2)
 	for _, o := range []LoadOptions{
-		{Warehouses: 3}, {From: 2, To: 3}, {From: 2, To: 1}, {Seed: &seed},
+		{Warehouses: 3}, {From: 1, To: 3}, {From: 1, To: 1}, {From: -1}, {Seed: &seed},
 	} {
 		if _, err := Load(ctx, URLConnector([]string{url}), o); err == nil {
 			t.Errorf("Load(%+v) on a 2-warehouse seed-1 database succeeded", o)
@@ -292,9 +292,9 @@ func TestLoadCockroachUnit(t *testing.T) {
 	s := pgtest.Start(t, pgtest.NoSync())
 	url, conn := initDB(t, s, 1, 1, 13)
 	ctx := context.Background()
-	// A load that died after copying part of warehouse 1: leftover rows,
+	// A load that died after copying part of warehouse 0: leftover rows,
 	// no marker.
-	jobs := warehouseJobs(13, 1, MetaForSeed(13, 1, 1).Load.CLast, loadTimestamp(testNow))
+	jobs := warehouseJobs(13, 0, MetaForSeed(13, 1, 1).Load.CLast, loadTimestamp(testNow))
 	for _, j := range jobs[:3] { // warehouse, stock, district
 		if _, err := conn.PgConn().CopyFrom(ctx, newCopyReader(j.gen, nil), j.table.copySQL()); err != nil {
 			t.Fatal(err)

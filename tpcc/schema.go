@@ -25,7 +25,7 @@ package tpcc
 //	           PK (s_w_id, s_i_id)
 //
 // plus benchrig_meta (one row: seed, warehouses, partitions, C-Load) and
-// benchrig_loaded (w_id; 0 marks the item table) for idempotent loads.
+// benchrig_loaded (w_id; -1 marks the item table) for idempotent loads.
 //
 // Types follow clause 1.3: NUMERIC for money and rates (never floats:
 // conditions 10 and 12 compare sums exactly), TIMESTAMP for dates, INTEGER
@@ -259,8 +259,8 @@ func SchemaStatements(o SchemaOptions) []string {
 	return out
 }
 
-// loadedTable has one row per fully loaded warehouse; w_id 0 is the item
-// table.
+// loadedTable has one row per fully loaded warehouse; w_id -1 (itemsUnit)
+// is the item table.
 const loadedTable = "benchrig_loaded"
 
 // Execer runs statements; *pgx.Conn, *pgxpool.Pool and pgx.Tx satisfy it.

@@ -180,6 +180,7 @@ type tpccLoadOptions struct {
 	urls        []string
 	warehouses  int
 	from, to    int
+	toSet       bool
 	concurrency int
 	seed        uint64
 	seedSet     bool
@@ -192,8 +193,9 @@ func tpccLoadCommand() *cli.Command {
 		Name:      "load",
 		Usage:     "populate the TPC-C tables (clause 4.3.3.1) through COPY, resumably",
 		ArgsUsage: "URL [URL...]",
-		Description: `Loads every warehouse of --from..--to that is not loaded yet, and the item
-table if missing. Each warehouse is atomic, so an interrupted load re-run
+		Description: `Loads every warehouse of --from..--to (inclusive; warehouse ids are 0-based
+as in CockroachDB's workload) that is not loaded yet, and the item table if
+missing. Each warehouse is atomic, so an interrupted load re-run
 with the same flags finishes the missing warehouses and never duplicates
 rows; several hosts can load disjoint ranges of one database at once.
 Connections (--concurrency, one warehouse each at a time) are spread over
@@ -201,8 +203,8 @@ the URLs. The data is a function of the seed stored by init. Progress goes
 to stderr every second.`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "warehouses", Usage: "total warehouses; checked against init's", DefaultText: "init's", Destination: &o.warehouses},
-			&cli.IntFlag{Name: "from", Usage: "first warehouse this host loads", DefaultText: "1", Destination: &o.from},
-			&cli.IntFlag{Name: "to", Usage: "last warehouse this host loads", DefaultText: "the last", Destination: &o.to},
+			&cli.IntFlag{Name: "from", Usage: "first warehouse this host loads (w_id, 0-based)", DefaultText: "0", Destination: &o.from},
+			&cli.IntFlag{Name: "to", Usage: "last warehouse this host loads (inclusive)", DefaultText: "the last, W-1", Destination: &o.to},
 			&cli.IntFlag{Name: "concurrency", Value: 4, Usage: "connections loading warehouses in parallel", Destination: &o.concurrency},
 			&cli.Uint64Flag{Name: "seed", Usage: "checked against the seed stored by init", DefaultText: "init's", Destination: &o.seed},
 			dialectFlag(&o.dialect),
@@ -210,6 +212,7 @@ to stderr every second.`,
 		Action: func(c *cli.Context) error {
 			o.urls = c.Args().Slice()
 			o.seedSet = c.IsSet("seed")
+			o.toSet = c.IsSet("to")
 			return tpccLoad(c.Context, o, c.App.ErrWriter)
 		},
 	}
@@ -219,12 +222,19 @@ func tpccLoad(ctx context.Context, o tpccLoadOptions, stderr io.Writer) error {
 	if o.concurrency < 1 {
 		return withExit(exitUsage, errors.New("--concurrency must be at least 1"))
 	}
+	if o.from < 0 || (o.toSet && o.to < o.from) {
+		return withExit(exitUsage, fmt.Errorf("--from %d --to %d: want 0 <= from <= to", o.from, o.to))
+	}
+	to := 0 // the last warehouse
+	if o.toSet {
+		to = o.to + 1 // LoadOptions.To is exclusive
+	}
 	conn, d, err := connectFirst(ctx, o.urls, o.dialect)
 	if err != nil {
 		return fmt.Errorf("tpcc load: %w", err)
 	}
 	conn.Close(ctx)
-	lo := tpcc.LoadOptions{Warehouses: o.warehouses, From: o.from, To: o.to, Concurrency: o.concurrency,
+	lo := tpcc.LoadOptions{Warehouses: o.warehouses, From: o.from, To: to, Concurrency: o.concurrency,
 		Dialect: d, Progress: stderr}
 	if o.seedSet {
 		lo.Seed = &o.seed

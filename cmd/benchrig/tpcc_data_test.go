@@ -47,8 +47,8 @@ func TestTpccLoadKilledResumed(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// With one connection the item table, then warehouse 1, then 2 load
-	// in turn; kill as soon as progress shows warehouse 1 committed.
+	// With one connection the item table, then warehouse 0, then 1 load
+	// in turn; kill as soon as progress shows warehouse 0 committed.
 	killed := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -83,7 +83,7 @@ func TestTpccLoadKilledResumed(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	var marked, stock int
-	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM benchrig_loaded WHERE w_id > 0), (SELECT count(*) FROM stock)").Scan(&marked, &stock); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM benchrig_loaded WHERE w_id >= 0), (SELECT count(*) FROM stock)").Scan(&marked, &stock); err != nil {
 		t.Fatal(err)
 	}
 	if marked != 1 || stock != 100000 {
@@ -105,11 +105,11 @@ func TestTpccLoadKilledResumed(t *testing.T) {
 		t.Fatalf("check after resume: exit %d\n%s%s", code, out, errs)
 	}
 
-	if _, err := conn.Exec(ctx, "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 2"); err != nil {
+	if _, err := conn.Exec(ctx, "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1"); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errs = runCLI(t, "tpcc", "check", url)
-	if code != exitCheck || !strings.Contains(out, "check 1 W_YTD = sum(D_YTD): FAIL (1 violating rows, e.g. 2)") {
+	if code != exitCheck || !strings.Contains(out, "check 1 W_YTD = sum(D_YTD): FAIL (1 violating rows, e.g. 1)") {
 		t.Errorf("check of a broken W_YTD: exit %d, want %d\n%s%s", code, exitCheck, out, errs)
 	}
 }
@@ -121,6 +121,8 @@ func TestTpccDataUsage(t *testing.T) {
 		{"tpcc", "init", "--warehouses", "2", "--partitions", "3", "postgres://127.0.0.1:1/x"},
 		{"tpcc", "init", "--partition-strategy", "random", "postgres://127.0.0.1:1/x"},
 		{"tpcc", "load", "--concurrency", "0", "postgres://127.0.0.1:1/x"},
+		{"tpcc", "load", "--from", "-1", "postgres://127.0.0.1:1/x"},
+		{"tpcc", "load", "--from", "2", "--to", "1", "postgres://127.0.0.1:1/x"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, stderr)
