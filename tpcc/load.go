@@ -32,6 +32,10 @@ type LoadOptions struct {
 	Seed *uint64
 	// Dialect selects how a warehouse is made atomic (see doc.go).
 	Dialect Dialect
+	// FKs adds workload's ten foreign keys (AddForeignKeys) once the
+	// population is complete, like workload's --fks (on by default in the
+	// CLI, as in workload).
+	FKs bool
 	// Progress receives a human progress line about every
 	// ProgressInterval (default 1s); nil for none.
 	Progress         io.Writer
@@ -238,20 +242,20 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 		stats.Elapsed = time.Since(start)
 		return stats, err
 	}
-	// Fresh statistics: the run's plans (customer by last name, order by
-	// customer) depend on them and autovacuum may not have caught up. Only
-	// once the population is complete: with hosts loading ranges in
-	// parallel, the last to finish analyzes.
-	if o.Dialect == Postgres {
-		if err := analyzeIfComplete(ctx, connect, meta.Warehouses, o.Progress); err != nil {
-			return stats, fmt.Errorf("load: analyze: %w", err)
-		}
+	if err := finishIfComplete(ctx, connect, meta.Warehouses, o); err != nil {
+		return stats, fmt.Errorf("load: %w", err)
 	}
 	stats.Elapsed = time.Since(start)
 	return stats, nil
 }
 
-func analyzeIfComplete(ctx context.Context, connect Connector, warehouses int, progress io.Writer) error {
+// finishIfComplete does what follows a complete population, once: with
+// hosts loading ranges in parallel, the loader that completes it. First
+// the foreign keys (o.FKs), as workload's PostLoad; then, on PostgreSQL,
+// fresh statistics: the run's plans (customer by last name, order by
+// customer) depend on them and autovacuum may not have caught up.
+func finishIfComplete(ctx context.Context, connect Connector, warehouses int, o LoadOptions) error {
+	progress := o.Progress
 	c, err := connect(ctx)
 	if err != nil {
 		return err
@@ -263,15 +267,28 @@ func analyzeIfComplete(ctx context.Context, connect Connector, warehouses int, p
 	}
 	if n < warehouses+1 {
 		if progress != nil {
-			fmt.Fprintf(progress, "load: %d of %d warehouses loaded so far; the loader that completes the population runs ANALYZE\n", max(n-1, 0), warehouses)
+			fmt.Fprintf(progress, "load: %d of %d warehouses loaded so far; the loader that completes the population adds the foreign keys and runs ANALYZE\n", max(n-1, 0), warehouses)
 		}
+		return nil
+	}
+	if o.FKs {
+		if progress != nil {
+			fmt.Fprintln(progress, "load: adding the 10 foreign keys (NOT VALID, then VALIDATE on PostgreSQL)")
+		}
+		if err := AddForeignKeys(ctx, c, o.Dialect); err != nil {
+			return err
+		}
+	}
+	if o.Dialect != Postgres {
 		return nil
 	}
 	if progress != nil {
 		fmt.Fprintln(progress, "load: ANALYZE (fresh planner statistics for the run)")
 	}
-	_, err = c.Exec(ctx, "ANALYZE")
-	return err
+	if _, err = c.Exec(ctx, "ANALYZE"); err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	return nil
 }
 
 // itemsUnit is the item table's row in benchrig_loaded: warehouses are

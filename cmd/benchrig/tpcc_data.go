@@ -27,6 +27,11 @@ func dialectFlag(dst *string) cli.Flag {
 	return &cli.StringFlag{Name: "dialect", Value: "auto", Usage: "postgres, cockroach, or auto (ask the server)", Destination: dst}
 }
 
+// fksFlag is workload's --fks: on by default.
+func fksFlag(dst *bool) cli.Flag {
+	return &cli.BoolFlag{Name: "fks", Value: true, Usage: "add workload's 10 foreign keys (NOT VALID) after the load; --fks=false to omit", Destination: dst}
+}
+
 // connectFirst connects to the first URL and resolves the dialect.
 func connectFirst(ctx context.Context, urls []string, dialect string) (*pgx.Conn, tpcc.Dialect, error) {
 	if len(urls) == 0 {
@@ -73,6 +78,7 @@ type tpccInitOptions struct {
 	strategy   string
 	zones      string
 	drop       bool
+	fks        bool
 	dialect    string
 }
 
@@ -83,7 +89,9 @@ func tpccInitCommand() *cli.Command {
 		Usage:     "create the TPC-C schema (and the database if missing) and store the load's seed and NURand C-Load",
 		ArgsUsage: "URL",
 		Description: `Creates the nine tables with their primary keys and the two secondary
-indexes (customer by last name, order by customer), IF NOT EXISTS. With
+indexes (customer by last name, order by customer), IF NOT EXISTS, laid
+out as CockroachDB's workload lays them out (its generator version for the
+server's release; on v20.1 and older with --fks also its FK indexes). With
 --partitions P > 1: PostgreSQL tables are declaratively partitioned by
 warehouse range; on CockroachDB the tables and indexes are PARTITION BY
 RANGE and partition i is pinned to locality rack=i (or zone --zones[i]) by
@@ -95,6 +103,7 @@ RANGE and partition i is pinned to locality rack=i (or zone --zones[i]) by
 			&cli.StringFlag{Name: "partition-strategy", Value: "replication", Usage: "CockroachDB: replication (all replicas in the partition's rack) or leases (one replica + leaseholder)", Destination: &o.strategy},
 			&cli.StringFlag{Name: "zones", Usage: "CockroachDB: comma-separated zones, one per partition, instead of racks", Destination: &o.zones},
 			&cli.BoolFlag{Name: "drop", Usage: "drop the TPC-C tables first", Destination: &o.drop},
+			fksFlag(&o.fks),
 			dialectFlag(&o.dialect),
 		},
 		Action: func(c *cli.Context) error {
@@ -128,8 +137,18 @@ func tpccInit(ctx context.Context, o tpccInitOptions, stderr io.Writer) error {
 		return fmt.Errorf("tpcc init: %w", err)
 	}
 	defer conn.Close(context.Background())
+	version := ""
+	if d == tpcc.Cockroach {
+		var v string
+		if err := conn.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
+			return fmt.Errorf("tpcc init: select version(): %w", err)
+		}
+		if version, err = tpcc.GeneratorVersion(v); err != nil {
+			return fmt.Errorf("tpcc init: %w", err)
+		}
+	}
 	err = tpcc.Init(ctx, conn, tpcc.InitOptions{Warehouses: o.warehouses, Seed: o.seed, Dialect: d,
-		Partitions: o.partitions, Strategy: strategy, Zones: zones, Drop: o.drop})
+		Partitions: o.partitions, Strategy: strategy, Zones: zones, Drop: o.drop, Version: version, FKs: o.fks})
 	if err != nil {
 		return dataErr(fmt.Errorf("tpcc init: %w", err))
 	}
@@ -184,6 +203,7 @@ type tpccLoadOptions struct {
 	concurrency int
 	seed        uint64
 	seedSet     bool
+	fks         bool
 	dialect     string
 }
 
@@ -199,14 +219,17 @@ missing. Each warehouse is atomic, so an interrupted load re-run
 with the same flags finishes the missing warehouses and never duplicates
 rows; several hosts can load disjoint ranges of one database at once.
 Connections (--concurrency, one warehouse each at a time) are spread over
-the URLs. The data is a function of the seed stored by init. Progress goes
-to stderr every second.`,
+the URLs. The data is a function of the seed stored by init. The loader
+that completes the population adds workload's 10 foreign keys (--fks, on
+by default as in workload: NOT VALID, then validated on PostgreSQL) and,
+on PostgreSQL, runs ANALYZE. Progress goes to stderr every second.`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "warehouses", Usage: "total warehouses; checked against init's", DefaultText: "init's", Destination: &o.warehouses},
 			&cli.IntFlag{Name: "from", Usage: "first warehouse this host loads (w_id, 0-based)", DefaultText: "0", Destination: &o.from},
 			&cli.IntFlag{Name: "to", Usage: "last warehouse this host loads (inclusive)", DefaultText: "the last, W-1", Destination: &o.to},
 			&cli.IntFlag{Name: "concurrency", Value: 4, Usage: "connections loading warehouses in parallel", Destination: &o.concurrency},
 			&cli.Uint64Flag{Name: "seed", Usage: "checked against the seed stored by init", DefaultText: "init's", Destination: &o.seed},
+			fksFlag(&o.fks),
 			dialectFlag(&o.dialect),
 		},
 		Action: func(c *cli.Context) error {
@@ -235,7 +258,7 @@ func tpccLoad(ctx context.Context, o tpccLoadOptions, stderr io.Writer) error {
 	}
 	conn.Close(ctx)
 	lo := tpcc.LoadOptions{Warehouses: o.warehouses, From: o.from, To: to, Concurrency: o.concurrency,
-		Dialect: d, Progress: stderr}
+		Dialect: d, FKs: o.fks, Progress: stderr}
 	if o.seedSet {
 		lo.Seed = &o.seed
 	}
