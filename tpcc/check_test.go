@@ -44,7 +44,7 @@ func TestCheckDetectsViolations(t *testing.T) {
 	// One clone per case, made up front (a template must have no other
 	// sessions); the cases then run in parallel inside one group, which
 	// returns when all are done.
-	for i := 0; i < 12; i++ {
+	for i := 0; i < 13; i++ {
 		if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE case%d TEMPLATE tmpl", i)); err != nil {
 			t.Fatal(err)
 		}
@@ -121,6 +121,32 @@ func TestCheckDetectsViolations(t *testing.T) {
 	}
 	if _, err := Check(ctx, conn, CheckOptions{Warehouses: 2}); err == nil || IsViolation(err) {
 		t.Errorf("check --warehouses 2 on a 1-warehouse database: %v, want a usage error", err)
+	}
+
+	// Without benchrig's tables (a database CockroachDB's workload
+	// loaded): the conditions run all the same, and check 0 compares the
+	// warehouse table with --warehouses.
+	bare, err := pgx.Connect(ctx, s.URL("case12"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close(ctx)
+	if _, err := bare.Exec(ctx, "DROP TABLE benchrig_meta, benchrig_loaded"); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Check(ctx, bare, CheckOptions{Expensive: true})
+	if err != nil || len(res) != 12 || res[0].Condition.Number != 1 {
+		t.Errorf("check without benchrig tables or --warehouses: %d results, %v; want conditions 1-12", len(res), err)
+	}
+	var out bytes.Buffer
+	res, err = Check(ctx, bare, CheckOptions{Warehouses: 1, Out: &out})
+	if err != nil || len(res) != 5 || res[0].Condition.Name != layoutName || res[0].Verdict != Pass {
+		t.Errorf("check --warehouses 1 without benchrig tables: %v\n%s", err, out.String())
+	}
+	out.Reset()
+	res, err = Check(ctx, bare, CheckOptions{Warehouses: 2, Out: &out})
+	if !IsViolation(err) || res[0].Verdict != Fail || !strings.Contains(out.String(), "warehouse holds 1 ids in 0..0, want 2 in 0..1") {
+		t.Errorf("check --warehouses 2 of 1 without benchrig tables: %v\n%s", err, out.String())
 	}
 }
 

@@ -196,8 +196,8 @@ WHERE t.name = 'warehouse' AND t.database_name = current_database() AND pt.name 
 			return fmt.Errorf("partition: %s: %w", firstLine(s), err)
 		}
 	}
-	if _, err := db.Exec(ctx, `UPDATE `+metaTable+` SET partitions = $1 WHERE id = 1`, p.Count); err != nil {
-		return fmt.Errorf("partition: record in %s: %w", metaTable, err)
+	if err := recordPartitions(ctx, db, p.Count); err != nil {
+		return fmt.Errorf("partition: %w", err)
 	}
 	return nil
 }

@@ -45,6 +45,10 @@ type RunConfig struct {
 	TolerateErrors bool          // count errors instead of stopping
 	StartAt        time.Time     // zero: now
 	Seed           uint64        // run randomness (0: from the clock)
+	// DataSeed is the seed the data was generated with (workload's
+	// --seed): without benchrig_meta it gives C-Load (0: 1, workload's
+	// default); with it, a non-zero DataSeed must match the stored seed.
+	DataSeed uint64
 	MaxRetries     int           // per transaction, for 40001/40P01 (0: 100)
 	Isolation      pgx.TxIsoLevel
 
@@ -219,7 +223,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return nil, err
 	}
 	defer closePools(pools)
-	dialect, meta, err := probe(ctx, pools[0])
+	dialect, meta, err := probe(ctx, pools[0], cfg.DataSeed)
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
 	}
@@ -593,8 +597,9 @@ func flush(w io.Writer) error {
 // --workers=W (tpccbench's rebalancing load) touches every warehouse.
 func noWaitHome(k, nW int) int { return (k%nW)*10 + (k/nW)%10 }
 
-// probe detects the dialect and reads the load's metadata (C-Load).
-func probe(ctx context.Context, pool *pgxpool.Pool) (Dialect, Meta, error) {
+// probe detects the dialect and reads the load's metadata (C-Load), from
+// benchrig_meta or, without it, from the data and the data seed.
+func probe(ctx context.Context, pool *pgxpool.Pool, dataSeed uint64) (Dialect, Meta, error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return 0, Meta{}, err
@@ -604,7 +609,7 @@ func probe(ctx context.Context, pool *pgxpool.Pool) (Dialect, Meta, error) {
 	if err != nil {
 		return 0, Meta{}, err
 	}
-	m, err := ReadMeta(ctx, conn)
+	m, _, err := DatabaseMeta(ctx, conn, dataSeed)
 	if err != nil {
 		return 0, Meta{}, err
 	}
