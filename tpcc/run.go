@@ -45,12 +45,13 @@ type RunConfig struct {
 	TolerateErrors bool          // count errors instead of stopping
 	StartAt        time.Time     // zero: now
 	Seed           uint64        // run randomness (0: from the clock)
+	MaxRetries     int           // per transaction, for 40001/40P01 (0: 100)
+	Isolation      pgx.TxIsoLevel
+
 	// DataSeed is the seed the data was generated with (workload's
 	// --seed): without benchrig_meta it gives C-Load (0: 1, workload's
 	// default); with it, a non-zero DataSeed must match the stored seed.
 	DataSeed uint64
-	MaxRetries     int           // per transaction, for 40001/40P01 (0: 100)
-	Isolation      pgx.TxIsoLevel
 
 	Out io.Writer // progress and final report (nil: discard)
 	Now func() time.Time
