@@ -156,8 +156,12 @@ func tpccInit(ctx context.Context, o tpccInitOptions, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tpcc init: %w", err)
 	}
-	fmt.Fprintf(stderr, "tpcc init: %s schema for %d warehouses (%d partitions), seed %d, C-Load %v\n",
-		d, m.Warehouses, m.Partitions, m.Seed, m.Load)
+	layout := "workload's layout"
+	if version != "" {
+		layout = "workload generator " + version + "'s layout"
+	}
+	fmt.Fprintf(stderr, "tpcc init: %s schema in %s for %d warehouses (w_id 0..%d, %d partitions), seed %d, C-Load %v\n",
+		d, layout, m.Warehouses, m.Warehouses-1, m.Partitions, m.Seed, m.Load)
 	return nil
 }
 
