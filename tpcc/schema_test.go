@@ -197,3 +197,20 @@ func TestColumnNames(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGeneratorVersion: any input gives one of the two versions or an
+// error, never a panic; a version string's own MAJOR.MINOR decides.
+func FuzzGeneratorVersion(f *testing.F) {
+	for _, s := range []string{"v20.1.17", "v20.2.0", "CockroachDB CCL v21.2.3 (x86_64)", "", "v", "99999999999999999999.1", "v20.", "1.2.3.4"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := GeneratorVersion(s)
+		if err == nil && v != Version21 && v != Version22 {
+			t.Errorf("GeneratorVersion(%q) = %q", s, v)
+		}
+		if err != nil && v != "" {
+			t.Errorf("GeneratorVersion(%q) = %q with error %v", s, v, err)
+		}
+	})
+}

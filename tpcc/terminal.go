@@ -32,7 +32,7 @@ type warehouseDistrict struct {
 type worker struct {
 	rng        *Rand
 	constants  Constants // C-Run (clause 2.1.6)
-	warehouses int       // W: remote warehouses are drawn from 1..W
+	warehouses int       // W: remote warehouses are drawn from 0..W-1
 	maxRetries int
 	rwBegin    string // BEGIN statements matching rwOptions and roOptions, for pipelined transactions
 	roBegin    string
