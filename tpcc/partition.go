@@ -6,11 +6,10 @@ import (
 	"sort"
 )
 
-// Partitions splits warehouses 1..W (clause 4.3.3.1 numbers them from 1)
-// into Count contiguous ranges, exactly as CockroachDB's workload does on
-// its 0-based ids, so that a partition of ours holds the same warehouses
-// as CockroachDB's partition of the same index: bounds[i] = i*W/P and
-// partition i is w_id bounds[i]+1 .. bounds[i+1]. The Active warehouses
+// Partitions splits warehouses 0..W-1 (CockroachDB's workload numbers
+// warehouses from 0, and benchrig's data layout is workload's) into Count
+// contiguous ranges exactly as workload does: bounds[i] = i*W/P and
+// partition i is w_id bounds[i] .. bounds[i+1]-1. The Active warehouses
 // (those with terminals in a run, --active-warehouses) are spread the same
 // way: partition i's active ones are its first ((i+1)*A)/P - (i*A)/P.
 type Partitions struct {
@@ -45,22 +44,22 @@ func NewPartitions(warehouses, active, count int) (Partitions, error) {
 }
 
 // Range is the inclusive w_id range of partition i.
-func (p Partitions) Range(i int) (lo, hi int) { return p.bounds[i] + 1, p.bounds[i+1] }
+func (p Partitions) Range(i int) (lo, hi int) { return p.bounds[i], p.bounds[i+1] - 1 }
 
 // ActiveRange is the inclusive range of partition i's active warehouses.
 // It is empty (hi < lo) when the partition has none.
 func (p Partitions) ActiveRange(i int) (lo, hi int) {
-	return p.bounds[i] + 1, p.bounds[i] + p.sizes[i]
+	return p.bounds[i], p.bounds[i] + p.sizes[i] - 1
 }
 
 // Of returns the partition holding warehouse wID, or -1 if wID is outside
-// 1..Warehouses.
+// 0..Warehouses-1.
 func (p Partitions) Of(wID int) int {
-	if wID < 1 || wID > p.Warehouses {
+	if wID < 0 || wID >= p.Warehouses {
 		return -1
 	}
-	// First i with bounds[i+1] >= wID.
-	return sort.Search(p.Count, func(i int) bool { return p.bounds[i+1] >= wID })
+	// First i with bounds[i+1] > wID.
+	return sort.Search(p.Count, func(i int) bool { return p.bounds[i+1] > wID })
 }
 
 // PartitionStrategy is how CockroachDB places a warehouse partition
@@ -121,8 +120,8 @@ func crdbPartitionedObjects() []partitionedObject {
 // PARTITION BY RANGE on every warehouse-keyed table and secondary index,
 // then one zone config per partition placing it on rack i (locality
 // rack=<i>, as roachprod --racks assigns) or, with zones, on zone
-// zones[i]. Our w_ids start at 1, so bounds are CockroachDB's 0-based
-// bounds plus one: partition i holds the same warehouses in both tools.
+// zones[i]. The bounds are workload's: VALUES FROM (i*W/P) TO ((i+1)*W/P)
+// on 0-based w_ids.
 func PartitionStatements(p Partitions, strategy PartitionStrategy, zones []string) ([]string, error) {
 	if len(zones) > 0 && len(zones) != p.Count {
 		return nil, fmt.Errorf("partitions: %d zones given for %d partitions", len(zones), p.Count)
@@ -197,8 +196,8 @@ WHERE t.name = 'warehouse' AND t.database_name = current_database() AND pt.name 
 			return fmt.Errorf("partition: %s: %w", firstLine(s), err)
 		}
 	}
-	if _, err := db.Exec(ctx, `UPDATE `+metaTable+` SET partitions = $1 WHERE id = 1`, p.Count); err != nil {
-		return fmt.Errorf("partition: record in %s: %w", metaTable, err)
+	if err := recordPartitions(ctx, db, p.Count); err != nil {
+		return fmt.Errorf("partition: %w", err)
 	}
 	return nil
 }

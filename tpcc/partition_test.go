@@ -10,12 +10,12 @@ func TestPartitions(t *testing.T) {
 		ranges  [][2]int
 		active  [][2]int
 	}{
-		// cockroach.md §2's example (0-based there: [0,6,13,20], active
-		// [[0,1,2],[6,7,8],[13..16]]), shifted to w_id 1..W.
-		{20, 10, 3, [][2]int{{1, 6}, {7, 13}, {14, 20}}, [][2]int{{1, 3}, {7, 9}, {14, 17}}},
-		{10, 10, 1, [][2]int{{1, 10}}, [][2]int{{1, 10}}},
-		{10, 10, 10, [][2]int{{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}, {7, 7}, {8, 8}, {9, 9}, {10, 10}}, nil},
-		{5, 2, 5, nil, [][2]int{{1, 0}, {2, 1}, {3, 3}, {4, 3}, {5, 5}}}, // sizes 0,0,1,0,1
+		// cockroach.md §2's example: bounds [0,6,13,20], active
+		// [[0,1,2],[6,7,8],[13..16]].
+		{20, 10, 3, [][2]int{{0, 5}, {6, 12}, {13, 19}}, [][2]int{{0, 2}, {6, 8}, {13, 16}}},
+		{10, 10, 1, [][2]int{{0, 9}}, [][2]int{{0, 9}}},
+		{10, 10, 10, [][2]int{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}, {7, 7}, {8, 8}, {9, 9}}, nil},
+		{5, 2, 5, nil, [][2]int{{0, -1}, {1, 0}, {2, 2}, {3, 2}, {4, 4}}}, // sizes 0,0,1,0,1
 	} {
 		p, err := NewPartitions(tc.w, tc.a, tc.p)
 		if err != nil {
@@ -31,8 +31,8 @@ func TestPartitions(t *testing.T) {
 				t.Errorf("W=%d A=%d P=%d: ActiveRange(%d) = %d..%d, want %d..%d", tc.w, tc.a, tc.p, i, lo, hi, want[0], want[1])
 			}
 		}
-		// Of is the inverse of Range, and the ranges tile 1..W.
-		next := 1
+		// Of is the inverse of Range, and the ranges tile 0..W-1.
+		next := 0
 		total := 0
 		for i := 0; i < p.Count; i++ {
 			lo, hi := p.Range(i)
@@ -53,11 +53,11 @@ func TestPartitions(t *testing.T) {
 				}
 			}
 		}
-		if next != tc.w+1 || total != tc.a {
+		if next != tc.w || total != tc.a {
 			t.Errorf("W=%d A=%d P=%d: ranges end at %d, %d active; want %d, %d", tc.w, tc.a, tc.p, next-1, total, tc.w, tc.a)
 		}
-		if p.Of(0) != -1 || p.Of(tc.w+1) != -1 {
-			t.Errorf("Of outside 1..W must be -1")
+		if p.Of(-1) != -1 || p.Of(tc.w) != -1 {
+			t.Errorf("Of outside 0..W-1 must be -1")
 		}
 	}
 }

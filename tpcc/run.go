@@ -49,6 +49,11 @@ type RunConfig struct {
 	MaxRetries     int           // per transaction, for 40001/40P01 (0: 100)
 	Isolation      pgx.TxIsoLevel
 
+	// DataSeed is the seed the data was generated with (workload's
+	// --seed): without benchrig_meta it gives C-Load (0: 1, workload's
+	// default); with it, a non-zero DataSeed must match the stored seed.
+	DataSeed uint64
+
 	Out io.Writer // progress and final report (nil: discard)
 	Now func() time.Time
 }
@@ -220,7 +225,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return nil, err
 	}
 	defer closePools(pools)
-	dialect, meta, err := probe(ctx, pools[0])
+	dialect, meta, err := probe(ctx, pools[0], cfg.DataSeed)
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 	}
@@ -594,8 +599,9 @@ func flush(w io.Writer) error {
 // --workers=W (tpccbench's rebalancing load) touches every warehouse.
 func noWaitHome(k, nW int) int { return (k%nW)*10 + (k/nW)%10 }
 
-// probe detects the dialect and reads the load's metadata (C-Load).
-func probe(ctx context.Context, pool *pgxpool.Pool) (Dialect, Meta, error) {
+// probe detects the dialect and reads the load's metadata (C-Load), from
+// benchrig_meta or, without it, from the data and the data seed.
+func probe(ctx context.Context, pool *pgxpool.Pool, dataSeed uint64) (Dialect, Meta, error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return 0, Meta{}, err
@@ -605,7 +611,7 @@ func probe(ctx context.Context, pool *pgxpool.Pool) (Dialect, Meta, error) {
 	if err != nil {
 		return 0, Meta{}, err
 	}
-	m, err := ReadMeta(ctx, conn)
+	m, _, err := DatabaseMeta(ctx, conn, dataSeed)
 	if err != nil {
 		return 0, Meta{}, err
 	}

@@ -57,7 +57,7 @@ func TestSchedulerReleasesInDueOrder(t *testing.T) {
 }
 
 func TestPlanTerminals(t *testing.T) {
-	parts, err := NewPartitions(20, 10, 3) // active: 1-3, 7-9, 14-17
+	parts, err := NewPartitions(20, 10, 3) // active: 0-2, 6-8, 13-16
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +68,9 @@ func TestPlanTerminals(t *testing.T) {
 		warehouses []int32
 		urlOf      map[int32]uint16 // warehouse -> pool
 	}{
-		{"all partitions, one URL", nil, 1, []int32{1, 2, 3, 7, 8, 9, 14, 15, 16, 17}, map[int32]uint16{1: 0, 17: 0}},
-		{"one affinity, URLs spread by w_id", []int{1}, 2, []int32{7, 8, 9}, map[int32]uint16{7: 1, 8: 0, 9: 1}},
-		{"two affinities, URL j serves affinity[j%2]", []int{0, 2}, 4, []int32{1, 2, 3, 14, 15, 16, 17}, map[int32]uint16{1: 2, 2: 0, 14: 1, 15: 3}},
+		{"all partitions, one URL", nil, 1, []int32{0, 1, 2, 6, 7, 8, 13, 14, 15, 16}, map[int32]uint16{0: 0, 16: 0}},
+		{"one affinity, URLs spread by w_id", []int{1}, 2, []int32{6, 7, 8}, map[int32]uint16{6: 0, 7: 1, 8: 0}},
+		{"two affinities, URL j serves affinity[j%2]", []int{0, 2}, 4, []int32{0, 1, 2, 13, 14, 15, 16}, map[int32]uint16{0: 0, 1: 2, 13: 3, 14: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pl, err := planTerminals(parts, tc.affinity, tc.urls)
