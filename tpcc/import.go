@@ -278,7 +278,7 @@ func PlanImport(o ImportOptions) (*ImportPlan, error) {
 	return plan, nil
 }
 
-// SQLString quotes s as a SQL string literal ('' doubles a quote; a
+// SQLString quotes s as a SQL string literal (” doubles a quote; a
 // standard-conforming string has no other escapes).
 func SQLString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
