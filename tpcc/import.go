@@ -278,8 +278,9 @@ func PlanImport(o ImportOptions) (*ImportPlan, error) {
 	return plan, nil
 }
 
-// SQLString quotes s as a SQL string literal (” doubles a quote; a
-// standard-conforming string has no other escapes).
+// SQLString quotes s as a SQL string literal: single quotes doubled,
+// nothing else escaped (standard-conforming strings, the default of both
+// CockroachDB and PostgreSQL).
 func SQLString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // SplitStatements are --split's pre-splits, from workload's Splits: every

@@ -164,4 +164,11 @@ func TestTableHasRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(true)
+	// SQLString through the real interpreter.
+	for _, in := range []string{`{"columns": ["w_id"]}`, `it's`, `''`, `\'`, "a\nb", `$$`} {
+		var out string
+		if err := pool.QueryRow(ctx, "SELECT "+SQLString(in)).Scan(&out); err != nil || out != in {
+			t.Errorf("SQLString(%q) read back as %q, %v", in, out, err)
+		}
+	}
 }
