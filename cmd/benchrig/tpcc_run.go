@@ -17,10 +17,10 @@ import (
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
-// tpccRunCommands: benchrig tpcc run | merge. Flag names are CockroachDB
+// tpccRunCommands: benchrig tpcc run | merge | import (tpcc_import.go). Flag names are CockroachDB
 // `workload run tpcc`'s and `workload debug tpcc-merge-results`'s.
 func tpccRunCommands() []*cli.Command {
-	return []*cli.Command{tpccRunCommand(), tpccMergeCommand()}
+	return []*cli.Command{tpccRunCommand(), tpccMergeCommand(), tpccImportCommand()}
 }
 
 // tpccRunOptions are the flags of `benchrig tpcc run`.
