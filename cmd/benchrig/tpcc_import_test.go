@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/benchrig/benchrig/tpcc/pgtest"
-	"github.com/jackc/pgx/v5"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
 // TestTpccImportDryRun is the 100k plan's import as `benchrig tpcc import
