@@ -34,6 +34,7 @@ type tpccImportOptions struct {
 	dataLoader             string
 	concurrency            int
 	dryRun                 bool
+	checks                 bool
 	poll                   time.Duration
 }
 
@@ -80,6 +81,7 @@ tpcc load), as workload init's --data-loader=INSERT does.`,
 			&cli.StringFlag{Name: "data-loader", Value: "IMPORT", Usage: "IMPORT (workload:// sources, on the nodes), or INSERT/COPY (through this host)", Destination: &o.dataLoader},
 			&cli.IntFlag{Name: "concurrency", Value: 4, Usage: "--data-loader=COPY: connections loading warehouses in parallel", Destination: &o.concurrency},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the statements and the estimate; contact nothing", Destination: &o.dryRun},
+			&cli.BoolFlag{Name: "checks", Value: true, Usage: "run the consistency checks (clause 3.3.2, 1-4) after the import, as workload does", Destination: &o.checks},
 			&cli.DurationFlag{Name: "poll", Value: 10 * time.Second, Usage: "job progress period", Destination: &o.poll},
 		},
 		Action: func(c *cli.Context) error {
@@ -205,6 +207,17 @@ func tpccImport(ctx context.Context, o tpccImportOptions, stdout, stderr io.Writ
 		return err
 	}
 	fmt.Fprintf(stderr, "tpcc import: %d warehouses imported into %s in %s\n", o.warehouses, o.db, time.Since(start).Round(time.Second))
+	if !o.checks {
+		return nil
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("tpcc import: checks: %w", err)
+	}
+	defer conn.Release()
+	if _, err := tpcc.Check(ctx, conn.Conn(), tpcc.CheckOptions{Warehouses: o.warehouses, Dialect: tpcc.Cockroach, Out: stderr}); err != nil {
+		return dataErr(fmt.Errorf("tpcc import: checks: %w", err))
+	}
 	return nil
 }
 
