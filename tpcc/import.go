@@ -266,7 +266,7 @@ func PlanImport(o ImportOptions) (*ImportPlan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("import: %w", err)
 		}
-		plan.Partition, err = WorkloadPartitionStatements(PartitionOptions{Parts: parts, Strategy: o.Strategy, Zones: o.Zones,
+		plan.Partition, err = WorkloadPartitionStatements(PartitionOptions{Version: o.Version, Parts: parts, Strategy: o.Strategy, Zones: o.Zones,
 			ReplicateStaticColumns: o.ReplicateStaticColumns, FKIndexes: o.FKs && o.Version.FKIndexes()})
 		if err != nil {
 			return nil, fmt.Errorf("import: %w", err)

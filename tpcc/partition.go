@@ -113,6 +113,9 @@ func (s PartitionStrategy) String() string {
 
 // PartitionOptions are workload's partitioning flags.
 type PartitionOptions struct {
+	// Version is the CockroachDB release whose workload to follow (the
+	// zero value behaves as v20.1's).
+	Version  Version
 	Parts    Partitions
 	Strategy PartitionStrategy // --partition-strategy
 	// Zones (--zones) replaces rack=<i> by zone=<Zones[i]> in every
@@ -180,10 +183,19 @@ type staticReplica struct {
 }
 
 // ItemReplicaIndex names the covering index of item pinned to partition
-// i. The research notes (cockroach.md §2) give workload's <table>_idx_<i>;
-// a v20.1-era SHOW CREATE in cockroach#53452 shows replicated_idx_<i> on
-// item instead, which would be the one name to change if confirmed.
-func ItemReplicaIndex(i int) string { return fmt.Sprintf("item_idx_%d", i) }
+// i. From v20.2, workload's replicateColumns names every static-column
+// replica <table>_idx_<i> (cockroach.md §2: item_idx_<i>). Before it,
+// workload's replicateItem (PR #36855, extended to racks by PR #42028,
+// both in v20.1) named them replicated_idx_<i>: the SHOW CREATE TABLE item
+// of a v20.1 cluster in cockroach#53452 (whose schema still had the FK
+// indexes v20.2 dropped) lists UNIQUE INDEX replicated_idx_0 (i_id)
+// STORING (i_im_id, i_name, i_price, i_data).
+func ItemReplicaIndex(v Version, i int) string {
+	if v.AtLeast(20, 2) {
+		return fmt.Sprintf("item_idx_%d", i)
+	}
+	return fmt.Sprintf("replicated_idx_%d", i)
+}
 
 // constraint is the locality constraint of partition i: +rack=<i> (the
 // racks roachprod --racks and benchrig assign) or +zone=<zones[i]>.
@@ -197,6 +209,9 @@ func (o PartitionOptions) constraint(i int) string {
 func (o PartitionOptions) validate() error {
 	if o.Parts.Count < 1 {
 		return errors.New("partitions: no partitioning given")
+	}
+	if o.ReplicateStaticColumns && !o.Version.AtLeast(20, 2) {
+		return fmt.Errorf("partitions: --replicate-static-columns needs CockroachDB v20.2+ (asked for %s)", o.Version)
 	}
 	if len(o.Zones) > 0 && len(o.Zones) != o.Parts.Count {
 		return fmt.Errorf("partitions: --zones should have the same length as --partitions (%d zones, %d partitions)", len(o.Zones), o.Parts.Count)
@@ -218,7 +233,8 @@ func (o PartitionOptions) validate() error {
 // replica and the lease), then with ReplicateStaticColumns the district
 // and warehouse replicas, then the item replicas, always: CREATE UNIQUE
 // INDEX item_idx_<i> ... STORING (...) and a zone config pinning one
-// replica and the lease to rack i.
+// replica and the lease to rack i (named replicated_idx_<i> up to v20.1,
+// see ItemReplicaIndex).
 func WorkloadPartitionStatements(o PartitionOptions) ([]string, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -264,7 +280,7 @@ func WorkloadPartitionStatements(o PartitionOptions) ([]string, error) {
 		for i := 0; i < o.Parts.Count; i++ {
 			name := fmt.Sprintf("%s_idx_%d", r.table, i)
 			if r.table == "item" {
-				name = ItemReplicaIndex(i)
+				name = ItemReplicaIndex(o.Version, i)
 			}
 			c := o.constraint(i)
 			out = append(out,

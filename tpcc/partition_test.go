@@ -117,22 +117,23 @@ func TestParse(t *testing.T) {
 func TestWorkloadPartitionGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
+		v             Version
 		w, p          int
 		strategy      PartitionStrategy
 		zones         []string
 		static, fkIdx bool
 	}{
-		{"partition_w10000_p5_v20.1", 10000, 5, Replication, nil, false, true},
-		{"partition_w100000_p27_v20.1", 100000, 27, Replication, nil, false, true},
-		{"partition_w20_p3_leases_static", 20, 3, Leases, nil, true, false},
-		{"partition_w20_p3_zones", 20, 3, Replication, []string{"us-east1-b", "us-west1-b", "europe-west2-b"}, false, false},
+		{"partition_w10000_p5_v20.1", Version{20, 1}, 10000, 5, Replication, nil, false, true},
+		{"partition_w100000_p27_v20.1", Version{20, 1}, 100000, 27, Replication, nil, false, true},
+		{"partition_w20_p3_leases_static_v20.2", Version{20, 2}, 20, 3, Leases, nil, true, false},
+		{"partition_w20_p3_zones_v20.2", Version{20, 2}, 20, 3, Replication, []string{"us-east1-b", "us-west1-b", "europe-west2-b"}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			parts, err := NewPartitions(tc.w, tc.w, tc.p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			stmts, err := WorkloadPartitionStatements(PartitionOptions{Parts: parts, Strategy: tc.strategy,
+			stmts, err := WorkloadPartitionStatements(PartitionOptions{Version: tc.v, Parts: parts, Strategy: tc.strategy,
 				Zones: tc.zones, ReplicateStaticColumns: tc.static, FKIndexes: tc.fkIdx})
 			if err != nil {
 				t.Fatal(err)
@@ -152,7 +153,7 @@ func TestWorkloadPartitionGolden(t *testing.T) {
 				t.Errorf("%d statements, want %d", len(stmts), want)
 			}
 			for i := 0; i < tc.p; i++ {
-				if !strings.Contains(got, fmt.Sprintf("CREATE UNIQUE INDEX item_idx_%d ON item (i_id) STORING (i_im_id,i_name,i_price,i_data)", i)) {
+				if !strings.Contains(got, fmt.Sprintf("CREATE UNIQUE INDEX %s ON item (i_id) STORING (i_im_id,i_name,i_price,i_data)", ItemReplicaIndex(tc.v, i))) {
 					t.Errorf("no item replica %d", i)
 				}
 				lo, hi := i*tc.w/tc.p, (i+1)*tc.w/tc.p
@@ -164,7 +165,7 @@ func TestWorkloadPartitionGolden(t *testing.T) {
 	}
 	// The 100k recipe's first partition, as issue 10 and §2 state it.
 	parts, _ := NewPartitions(100000, 100000, 27)
-	stmts, _ := WorkloadPartitionStatements(PartitionOptions{Parts: parts, FKIndexes: true})
+	stmts, _ := WorkloadPartitionStatements(PartitionOptions{Version: Version{20, 1}, Parts: parts, FKIndexes: true})
 	if !strings.Contains(stmts[0], "PARTITION p0_0 VALUES FROM (0) to (3703),\n") ||
 		!strings.Contains(stmts[0], "PARTITION p0_26 VALUES FROM (96296) to (100000)\n") {
 		t.Errorf("warehouse partitioning:\n%s", stmts[0])
@@ -176,6 +177,12 @@ func TestWorkloadPartitionGolden(t *testing.T) {
 
 func TestWorkloadPartitionInvalid(t *testing.T) {
 	parts, _ := NewPartitions(20, 20, 3)
+	if _, err := WorkloadPartitionStatements(PartitionOptions{Version: Version{20, 1}, Parts: parts, ReplicateStaticColumns: true}); err == nil {
+		t.Error("--replicate-static-columns accepted for v20.1")
+	}
+	if ItemReplicaIndex(Version{20, 1}, 3) != "replicated_idx_3" || ItemReplicaIndex(Version{23, 1}, 3) != "item_idx_3" {
+		t.Error("item replica names")
+	}
 	for _, zones := range [][]string{{"a", "b"}, {"a", "b", "c'd"}, {"a", "", "c"}, {"a", "b", "c]"}} {
 		if _, err := WorkloadPartitionStatements(PartitionOptions{Parts: parts, Zones: zones}); err == nil {
 			t.Errorf("zones %q accepted", zones)

@@ -256,7 +256,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if dialect == Cockroach && cfg.Partitions > 1 {
 		fmt.Fprintf(out, "Partitioning the tables %d ways (%s) if they are not yet\n", cfg.Partitions, cfg.PartitionStrategy)
 		out.Flush()
-		if err := PartitionWorkload(ctx, pools[0], PartitionOptions{Parts: parts, Strategy: cfg.PartitionStrategy, Zones: cfg.Zones,
+		if err := PartitionWorkload(ctx, pools[0], PartitionOptions{Version: cfg.Version, Parts: parts, Strategy: cfg.PartitionStrategy, Zones: cfg.Zones,
 			ReplicateStaticColumns: cfg.ReplicateStaticColumns, FKIndexes: cfg.FKs && cfg.Version.FKIndexes()}); err != nil {
 			return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
 		}

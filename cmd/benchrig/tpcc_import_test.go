@@ -14,7 +14,7 @@ import (
 // TestTpccImportDryRun is the 100k plan's import as `benchrig tpcc import
 // --dry-run` prints it: nine IMPORTs of 81 nodes' workload:// sources
 // (82 where the batches do not divide by 81, as workload cuts them),
-// generator 2.1.0, the FKs, item_idx_0..26 and the estimate.
+// generator 2.1.0, the FKs, replicated_idx_0..26 (v20.1's name) and the estimate.
 func TestTpccImportDryRun(t *testing.T) {
 	o := tpccImportOptions{warehouses: 100000, db: "tpcc", seed: 1, fks: true, filesPerNode: 1, nodes: 81,
 		version: "v20.1.17", injectStats: true, partitions: 27, strategy: "replication", dataLoader: "IMPORT", dryRun: true}
@@ -30,14 +30,14 @@ func TestTpccImportDryRun(t *testing.T) {
 		t.Errorf("%d customer sources", n)
 	}
 	for _, want := range []string{"version=2.1.0", "warehouses=100000", "&seed=1&",
-		"PARTITION p0_0 VALUES FROM (0) to (3703),", "CREATE UNIQUE INDEX item_idx_26 ON item",
+		"PARTITION p0_0 VALUES FROM (0) to (3703),", "CREATE UNIQUE INDEX replicated_idx_26 ON item",
 		"alter table district add foreign key (d_w_id) references warehouse (w_id) not valid;",
 		"-- import estimate: 100000 warehouses on 81 nodes"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("dry run lacks %q", want)
 		}
 	}
-	if strings.Contains(s, "item_idx_27") {
+	if strings.Contains(s, "replicated_idx_27") {
 		t.Error("28th item replica")
 	}
 	// A dry run asks the cluster nothing, so it needs the version and nodes.
