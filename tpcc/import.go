@@ -115,20 +115,27 @@ type ImportPlan struct {
 
 var identRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
-// generatorFlags returns the flags workload sends in every source: its
-// generator's flags that are not RuntimeOnly, with their values. A flag
-// the server's generator does not know fails the IMPORT ("unknown flag",
-// docs#9774), so the set is the release's exactly:
+// generatorFlags returns the flags sent in every source. workload sends
+// every non-RuntimeOnly flag of its generator; the server parses them with
+// its own generator, where an unknown flag fails the IMPORT ("unknown
+// flag: --replicate-static-columns", docs#9774) while a known flag left out
+// takes its default, which is workload's. So the set per release is one
+// the server is known to accept, with the values that matter:
 //
-//   - generator 2.1.0 (v20.1 and older): fks, interleaved, seed, warehouses
-//     (read from v20.1's pkg/workload/tpcc/tpcc.go flag Meta);
-//   - generator 2.2.0 as of v20.2: the same plus deprecated-fk-indexes and
-//     replicate-static-columns (added in v20.2: PR #53367 and the v20.2
-//     recipes' --replicate-static-columns import).
+//   - generator 2.1.0 (up to v20.1): fks, interleaved, seed, warehouses,
+//     exactly v20.1's non-runtime flags (its tpcc.go flag Meta; the conn
+//     flags db, concurrency and method are RuntimeOnly);
+//   - v20.2: the same plus deprecated-fk-indexes (PR #53367, v20.2);
+//     families and replicate-static-columns are left out: docs#9774 shows
+//     a v20.2 server rejecting replicate-static-columns, and families is
+//     not shown to exist there (both default to false anyway);
+//   - v21.1: the seven flags a v21.1-development workload sent in
+//     docs#9774: deprecated-fk-indexes, families, fks, interleaved,
+//     replicate-static-columns, seed, warehouses.
 //
-// Later releases added more non-runtime flags (families, regions,
-// survival-goal, ...); for them the caller passes GeneratorFlags, or uses
-// `driver: workload`.
+// Later releases removed some (interleaved) and added others; for them
+// the caller passes GeneratorFlags (warehouses and seed are always set
+// from the options), or uses `driver: workload`.
 func generatorFlags(o ImportOptions) (url.Values, error) {
 	if o.GeneratorFlags != nil {
 		v := url.Values{}
@@ -147,11 +154,11 @@ func generatorFlags(o ImportOptions) (url.Values, error) {
 	}
 	switch {
 	case !o.Version.AtLeast(20, 2):
-		if o.ReplicateStaticColumns {
-			return nil, fmt.Errorf("import: --replicate-static-columns needs CockroachDB v20.2+ (the %s generator has no such flag)", o.Version)
-		}
 	case !o.Version.AtLeast(21, 1):
 		v.Set("deprecated-fk-indexes", "false")
+	case !o.Version.AtLeast(21, 2):
+		v.Set("deprecated-fk-indexes", "false")
+		v.Set("families", "false")
 		v.Set("replicate-static-columns", strconv.FormatBool(o.ReplicateStaticColumns))
 	default:
 		return nil, fmt.Errorf("import: benchrig does not know the tpcc generator flags of CockroachDB %s (an unknown flag fails the IMPORT); pass them with --generator-flags, or use driver: workload", o.Version)

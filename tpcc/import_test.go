@@ -118,23 +118,34 @@ func TestSources(t *testing.T) {
 
 func TestImportGeneratorFlagsByVersion(t *testing.T) {
 	base := ImportOptions{Warehouses: 10, Seed: 1, FKs: true, Nodes: 3, Schema: ResearchSchema(Version{20, 1}, true)}
+	for _, tc := range []struct {
+		v    Version
+		want string // the flags of every source, sorted, around row-*/version
+	}{
+		{Version{20, 1}, "fks=true&interleaved=false&row-end=3&row-start=0&seed=1&version=2.1.0&warehouses=10"},
+		{Version{20, 2}, "deprecated-fk-indexes=false&fks=true&interleaved=false&row-end=3&row-start=0&seed=1&version=2.2.0&warehouses=10"},
+		{Version{21, 1}, "deprecated-fk-indexes=false&families=false&fks=true&interleaved=false&replicate-static-columns=true&row-end=3&row-start=0&seed=1&version=2.2.0&warehouses=10"},
+	} {
+		o := base
+		o.Version = tc.v
+		o.ReplicateStaticColumns = tc.v.AtLeast(21, 1)
+		plan, err := PlanImport(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := plan.Imports[0].Sources[0]; s != "workload:///csv/tpcc/warehouse?"+tc.want {
+			t.Errorf("%s source\n got %s\nwant %s", tc.v, s, tc.want)
+		}
+	}
 	o := base
-	o.Version = Version{20, 1}
-	o.ReplicateStaticColumns = true
-	if _, err := PlanImport(o); err == nil || !strings.Contains(err.Error(), "v20.2") {
-		t.Errorf("v20.1 with --replicate-static-columns: %v", err)
-	}
-	o.Version = Version{20, 2}
-	plan, err := PlanImport(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := plan.Imports[0].Sources[0]; !strings.Contains(s, "replicate-static-columns=true") || !strings.Contains(s, "deprecated-fk-indexes=false") || !strings.Contains(s, "version=2.2.0") {
-		t.Errorf("v20.2 source %s", s)
-	}
 	o.Version = Version{23, 1}
 	if _, err := PlanImport(o); err == nil || !strings.Contains(err.Error(), "--generator-flags") {
 		t.Errorf("v23.1 without generator flags: %v", err)
+	}
+	o.GeneratorFlags = url.Values{"fks": {"true"}, "warehouses": {"7"}}
+	plan, err := PlanImport(o)
+	if err != nil || !strings.Contains(plan.Imports[0].Sources[0], "fks=true&row-end=") || !strings.Contains(plan.Imports[0].Sources[0], "warehouses=10") {
+		t.Errorf("explicit generator flags: %v %v", plan, err)
 	}
 	for _, bad := range []ImportOptions{
 		{Version: Version{20, 1}, DB: "tp'cc", Warehouses: 1, Nodes: 1, Schema: base.Schema},
