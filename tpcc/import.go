@@ -218,6 +218,9 @@ func PlanImport(o ImportOptions) (*ImportPlan, error) {
 	if o.Schema == nil {
 		errs = append(errs, errors.New("import: no schema"))
 	}
+	if o.ReplicateStaticColumns && !o.Version.AtLeast(20, 2) {
+		errs = append(errs, fmt.Errorf("import: --replicate-static-columns needs CockroachDB v20.2+ (workload %s has no such flag)", o.Version))
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

@@ -138,6 +138,11 @@ func TestImportGeneratorFlagsByVersion(t *testing.T) {
 		}
 	}
 	o := base
+	o.Version, o.ReplicateStaticColumns = Version{20, 1}, true
+	if _, err := PlanImport(o); err == nil || !strings.Contains(err.Error(), "v20.2") {
+		t.Errorf("v20.1 with --replicate-static-columns: %v", err)
+	}
+	o = base
 	o.Version = Version{23, 1}
 	if _, err := PlanImport(o); err == nil || !strings.Contains(err.Error(), "--generator-flags") {
 		t.Errorf("v23.1 without generator flags: %v", err)
