@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/urfave/cli/v2"
 
@@ -173,6 +174,9 @@ func tpccImport(ctx context.Context, o tpccImportOptions, stdout, stderr io.Writ
 	// database, as workload's do; nine statements plus the poller.
 	cfg.ConnConfig.Database = o.db
 	cfg.MaxConns = 12
+	// One unnamed Parse/Describe/Bind per statement, as workload's lib/pq
+	// does: nothing cached for statements issued once.
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("tpcc import: connect %s: %w", redactedURL(o.urls[0]), err)
