@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -417,14 +416,4 @@ func (p *ImportPlan) Display() string {
 		}
 	}
 	return b.String()
-}
-
-// Tables returns the plan's table names, sorted.
-func (p *ImportPlan) Tables() []string {
-	var out []string
-	for _, ti := range p.Imports {
-		out = append(out, ti.Table)
-	}
-	sort.Strings(out)
-	return out
 }
