@@ -49,10 +49,18 @@ type RunConfig struct {
 	MaxRetries     int           // per transaction, for 40001/40P01 (0: 100)
 	Isolation      pgx.TxIsoLevel
 
-	// DataSeed is the seed the data was generated with (workload's
-	// --seed): without benchrig_meta it gives C-Load (0: 1, workload's
-	// default); with it, a non-zero DataSeed must match the stored seed.
-	DataSeed uint64
+	// CockroachDB workload's run flags (workloadflags.go).
+	Version                Version           // the cluster's release: URL mapping, worker count, partitioning (zero: v20.1's)
+	Mix                    *Mix              // --mix (nil: the spec's deck)
+	MaxRate                float64           // --max-rate: transactions/s over this host (0: unlimited)
+	MaxOps                 uint64            // --max-ops: end the run after this many (0: unlimited)
+	QueryExecMode          pgx.QueryExecMode // --method (0: prepare)
+	Scatter                bool              // --scatter: ALTER TABLE ... SCATTER before the run
+	ReplicateStaticColumns bool              // --replicate-static-columns, when the run partitions
+	FKs                    bool              // --fks: the schema's FK indexes (v20.1) are partitioned too
+	DataSeed               uint64            // --seed: the data generator's seed (0: 1, workload's); gives C-Load without benchrig_meta, must match it with
+	HistogramsMaxLatency   time.Duration     // --histograms-max-latency (0: 100s)
+	limit                  *opLimiter
 
 	Out io.Writer // progress and final report (nil: discard)
 	Now func() time.Time
@@ -100,19 +108,13 @@ type plan struct {
 // affinity[j % len(affinity)] — list URLs in the order of the affinity
 // list, as older CockroachDB workloads assumed — and a partition without
 // a URL of its own uses all of them.
-func planTerminals(p Partitions, affinity []int, nURLs int) (plan, error) {
+func planTerminals(p Partitions, affinity []int, nURLs int, v Version) (plan, error) {
 	if len(affinity) == 0 {
 		for i := range p.Count {
 			affinity = append(affinity, i)
 		}
 	}
-	urlsOf := make(map[int][]uint16)
-	if len(affinity) > 1 {
-		for j := range nURLs {
-			part := affinity[j%len(affinity)]
-			urlsOf[part] = append(urlsOf[part], uint16(j))
-		}
-	}
+	urlsOf := urlPartitions(v, p.Count, affinity, nURLs)
 	var pl plan
 	for _, part := range affinity {
 		if part < 0 || part >= p.Count {
@@ -137,6 +139,15 @@ func planTerminals(p Partitions, affinity []int, nURLs int) (plan, error) {
 		return plan{}, errors.New("no active warehouse in this host's partitions")
 	}
 	return pl, nil
+}
+
+// newDeck deals --mix (validated by defaults) or the spec's deck.
+func (cfg *RunConfig) newDeck() Deck {
+	if cfg.Mix == nil {
+		return NewDeck()
+	}
+	d, _ := NewDeckMix(*cfg.Mix)
+	return d
 }
 
 func (cfg *RunConfig) defaults() error {
@@ -176,6 +187,15 @@ func (cfg *RunConfig) defaults() error {
 	if cfg.Seed == 0 {
 		cfg.Seed = uint64(cfg.Now().UnixNano())
 	}
+	if cfg.MaxRate < 0 {
+		return fmt.Errorf("tpcc run: --max-rate must be >= 0, got %v", cfg.MaxRate)
+	}
+	cfg.limit = newOpLimiter(cfg.MaxRate, cfg.MaxOps)
+	if cfg.Mix != nil {
+		if _, err := NewDeckMix(*cfg.Mix); err != nil {
+			return fmt.Errorf("tpcc run: --mix: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -191,7 +211,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %w", err)
 	}
-	pl, err := planTerminals(parts, cfg.Affinity, len(cfg.URLs))
+	pl, err := planTerminals(parts, cfg.Affinity, len(cfg.URLs), cfg.Version)
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %w", err)
 	}
@@ -204,7 +224,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 	workers := len(pl.homes)
 	if noWait && cfg.Workers > 0 {
-		workers = cfg.Workers
+		workers = WorkersForHost(cfg.Version, cfg.Workers, parts, cfg.Affinity)
 	}
 	conns := cfg.Conns
 	if conns == 0 {
@@ -220,7 +240,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	fmt.Fprintf(out, "Initializing %d connections...\n", perURL*len(cfg.URLs))
 	out.Flush()
-	pools, err := openPools(ctx, cfg.URLs, perURL)
+	pools, err := openPools(ctx, cfg.URLs, perURL, cfg.QueryExecMode)
 	if err != nil {
 		return nil, err
 	}
@@ -229,13 +249,26 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 	}
+	if dialect == Cockroach && cfg.Version == (Version{}) {
+		if cfg.Version, err = DetectVersion(ctx, pools[0]); err != nil {
+			return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
+		}
+	}
 	if dialect == Cockroach && cfg.Partitions > 1 {
 		fmt.Fprintf(out, "Partitioning the tables %d ways (%s) if they are not yet\n", cfg.Partitions, cfg.PartitionStrategy)
 		out.Flush()
-		if err := PartitionCockroach(ctx, pools[0], parts, cfg.PartitionStrategy, cfg.Zones); err != nil {
+		if err := PartitionWorkload(ctx, pools[0], PartitionOptions{Version: cfg.Version, Parts: parts, Strategy: cfg.PartitionStrategy, Zones: cfg.Zones,
+			ReplicateStaticColumns: cfg.ReplicateStaticColumns, FKIndexes: cfg.FKs && cfg.Version.FKIndexes()}); err != nil {
 			return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 		}
 		meta.Partitions = cfg.Partitions
+	}
+	if dialect == Cockroach && cfg.Scatter {
+		for _, s := range ScatterStatements() {
+			if _, err := pools[0].Exec(ctx, s); err != nil {
+				return nil, fmt.Errorf("tpcc run: --scatter: %s: %w", s, err)
+			}
+		}
 	}
 	// A --warehouses other than the loaded count makes transactions miss
 	// rows (CockroachDB's workload then fails with "no rows in result
@@ -262,7 +295,11 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	var cnt atomic.Pointer[counters]
 	cnt.Store(newCounters(cfg.Warehouses))
-	rec := histogram.NewRecorder(cfg.Now(), histogram.TPCCNames()...)
+	maxLatency := cfg.HistogramsMaxLatency
+	if maxLatency <= 0 {
+		maxLatency = histogram.MaxLatency
+	}
+	rec := histogram.NewRecorderMax(cfg.Now(), maxLatency, histogram.TPCCNames()...)
 	var ops [numTxnTypes]*histogram.Op
 	for t := range numTxnTypes {
 		ops[t] = rec.Op(t.String(), cfg.Now())
@@ -342,6 +379,8 @@ loop:
 		var now time.Time
 		select {
 		case <-runCtx.Done():
+			break loop
+		case <-cfg.limit.exhausted(): // --max-ops
 			break loop
 		case <-ticker.C:
 			now = cfg.Now()
@@ -476,7 +515,7 @@ func newRunResult(final []histogram.Interval, c *counters, elapsed time.Duration
 
 // openPools opens one pool of perURL connections per URL, kept open
 // (MinConns) so the run does not pay for connecting.
-func openPools(ctx context.Context, urls []string, perURL int) ([]*pgxpool.Pool, error) {
+func openPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExecMode) ([]*pgxpool.Pool, error) {
 	pools := make([]*pgxpool.Pool, 0, len(urls))
 	for i, u := range urls {
 		pc, err := pgxpool.ParseConfig(u)
@@ -489,6 +528,9 @@ func openPools(ctx context.Context, urls []string, perURL int) ([]*pgxpool.Pool,
 		// Statements are prepared once per connection and cached:
 		// the run phase sends only Bind/Execute.
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+		if mode != 0 {
+			pc.ConnConfig.DefaultQueryExecMode = mode // --method
+		}
 		p, err := pgxpool.NewWithConfig(ctx, pc)
 		if err != nil {
 			closePools(pools)
@@ -526,8 +568,8 @@ func (e *executors) startNoWait(n int) {
 		home, u := e.pl.homes[idx], e.pl.pool[idx]
 		w := e.newWorker(uint64(k) + 1)
 		e.g.Go(func() error {
-			deck := NewDeck()
-			for e.ctx.Err() == nil {
+			deck := e.cfg.newDeck()
+			for e.cfg.limit.take(e.ctx) {
 				t := deck.Next(w.rng)
 				begin := time.Now()
 				retries, err := w.exec(e.ctx, e.pools[u], t, home)
@@ -547,7 +589,7 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 	terms := make([]terminal, len(e.pl.homes))
 	for i := range terms {
 		t := &terms[i]
-		t.home, t.url, t.deck = e.pl.homes[i], e.pl.pool[i], NewDeck()
+		t.home, t.url, t.deck = e.pl.homes[i], e.pl.pool[i], e.cfg.newDeck()
 		t.next = t.deck.Next(r)
 		// Terminals start spread over their first keying time, not all
 		// at once.
@@ -566,6 +608,10 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 					}
 					t := &terms[i]
 					due := sched.epoch.Add(time.Duration(t.due))
+					if !e.cfg.limit.take(e.ctx) { // --max-rate, --max-ops
+						sched.put(i)
+						return nil
+					}
 					retries, err := w.exec(e.ctx, e.pools[u], t.next, t.home)
 					done := time.Now()
 					if err != nil {

@@ -72,10 +72,7 @@ func GeneratorVersion(crdb string) (string, error) {
 	}
 	major, _ := strconv.Atoi(m[1])
 	minor, _ := strconv.Atoi(m[2])
-	if major < 20 || (major == 20 && minor <= 1) {
-		return Version21, nil
-	}
-	return Version22, nil
+	return Version{major, minor}.Generator(), nil
 }
 
 // versionRE finds the first MAJOR.MINOR: "v20.1.17", or in SELECT
