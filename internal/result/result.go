@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,13 +51,17 @@ func Decode(data []byte, v any, kinds ...string) error {
 	return json.Unmarshal(data, v)
 }
 
-// Marshal is v as the files hold it: indented, with a final newline.
+// Marshal is v as the files hold it: indented, with a final newline, and
+// "<" or "&" in messages left as they are (the files are not HTML).
 func Marshal(v any) ([]byte, error) {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return append(data, '\n'), nil
+	return b.Bytes(), nil
 }
 
 // WriteFile writes v to path through a temporary file in the same
