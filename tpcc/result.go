@@ -119,6 +119,16 @@ func ResultFileFor(histograms string) string {
 	return histograms + ".result.json"
 }
 
+// MergedFile is the name of a round's merged result (`tpcc merge --json`):
+// merged.result.json, or merged.<label>.result.json for a labelled round
+// (a repeat or sweep point).
+func MergedFile(label string) string {
+	if label == "" {
+		return "merged.result.json"
+	}
+	return "merged." + label + ".result.json"
+}
+
 // NewResult is the run result of one host; runErr is what Run returned
 // with it (an *AuditError is already in the audit checks).
 func NewResult(cfg RunConfig, res *RunResult, runErr error) *Result {

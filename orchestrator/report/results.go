@@ -24,12 +24,7 @@ import (
 // report uses it when it covers exactly the round's collected histogram
 // files and is newer than each; otherwise it merges them itself, with the
 // same function (tpcc.MergeFiles).
-func MergedFile(label string) string {
-	if label == "" {
-		return "results/merged.result.json"
-	}
-	return "results/merged." + label + ".result.json"
-}
+func MergedFile(label string) string { return "results/" + tpcc.MergedFile(label) }
 
 // round is one measured run as read from its files.
 type round struct {
