@@ -2,7 +2,9 @@ package tpcc
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/benchrig/benchrig/internal/jsonschema"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
 // checkSchema validates a result document against the documented schema.
@@ -182,5 +185,37 @@ func TestMergeFiles(t *testing.T) {
 	}
 	if _, err := ReadResult(other); err == nil {
 		t.Error("ReadResult accepted a crud result")
+	}
+}
+
+// TestRunResultFromPostgres: a real run's result, started with --start-at,
+// has its start delay, its counts and audit, and matches the schema.
+func TestRunResultFromPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a warehouse into a real PostgreSQL")
+	}
+	url, _ := loadOneWarehouse(t, pgtest.NoSync())
+	cfg := RunConfig{URLs: []string{url}, Warehouses: 1, Wait: 0, Workers: 2, Duration: 2 * time.Second, Seed: 3,
+		StartAt: time.Now().Add(300 * time.Millisecond), Out: io.Discard}
+	res, err := Run(context.Background(), cfg)
+	var ae *AuditError
+	if err != nil && !errors.As(err, &ae) {
+		t.Fatal(err)
+	}
+	r := NewResult(cfg, res, err)
+	if r.StartDelayMs == nil || *r.StartDelayMs < 0 || *r.StartDelayMs > 1000 {
+		t.Errorf("start delay %v ms", r.StartDelayMs)
+	}
+	if r.Transactions[0].Count != res.Counts[NewOrderTxn] || r.Transactions[0].Count == 0 || len(r.Audit) != len(res.Audit) {
+		t.Errorf("newOrder %+v, counted %d; %d audit checks, want %d", r.Transactions[0], res.Counts[NewOrderTxn], len(r.Audit), len(res.Audit))
+	}
+	path := filepath.Join(t.TempDir(), ResultFileFor("workload1.histogram.ndjson"))
+	if err := WriteResult(path, r); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := os.ReadFile(path)
+	checkSchema(t, doc)
+	if back, err := ReadResult(path); err != nil || back.TpmC != r.TpmC {
+		t.Errorf("read back: %v, %v", back, err)
 	}
 }

@@ -1,8 +1,12 @@
 package probe
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/jsonschema"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 func TestFioFromKV(t *testing.T) {
@@ -33,5 +37,26 @@ func TestNewClockHost(t *testing.T) {
 	c := NewClockHost("load1", sent, received, float64(sent.Add(3500*time.Microsecond).UnixNano())/1e9)
 	if c.RTTMs != 4 || c.OffsetMs < 1.49 || c.OffsetMs > 1.51 {
 		t.Errorf("%+v, want offset 1.5 ms, rtt 4 ms", c)
+	}
+}
+
+// TestSchema: both kinds match docs/schema/result.v1.json.
+func TestSchema(t *testing.T) {
+	s, err := jsonschema.Load("../../docs/schema/result.v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fio, _ := FioFromKV("db1", "/data", "256M", 10*time.Second, map[string]string{"fio_read_iops": "1", "fio_write_iops": "2", "fio_read_kib": "3", "fio_write_kib": "4"})
+	skipped, _ := FioFromKV("load1", "/home/bench", "0", 0, map[string]string{"fio": "skipped"})
+	clock := NewClock()
+	clock.Hosts = append(clock.Hosts, NewClockHost("load1", time.Unix(1, 0), time.Unix(1, 2e6), 1.001))
+	for _, v := range []any{fio, skipped, clock, NewClock()} {
+		doc, err := result.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs := s.Validate(doc); len(errs) > 0 {
+			t.Errorf("%s\ndoes not match the schema:\n%s", doc, strings.Join(errs, "\n"))
+		}
 	}
 }
