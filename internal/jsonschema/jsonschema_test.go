@@ -69,3 +69,16 @@ func TestParseRefusesUnknownKeywords(t *testing.T) {
 		}
 	}
 }
+
+// FuzzValidate: any document gets a list of violations, never a panic.
+func FuzzValidate(f *testing.F) {
+	s, err := Parse([]byte(testSchema))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(`{"schema":"x/v1","items":[{"n":1}],"kind":"a","opt":null,"alt":3}`))
+	f.Add([]byte(`{"items":[{"n":1e400}],"when":"2026-13-01T00:00:00Z"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_ = s.Validate(data)
+	})
+}

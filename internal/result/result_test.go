@@ -36,3 +36,16 @@ func TestRoundTripAndRefusals(t *testing.T) {
 		t.Errorf("temporary files left: %v", entries)
 	}
 }
+
+// FuzzDecode: any input is a result of the kind or an error, never a panic.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"schema":"benchrig.result/v1","kind":"x","n":3}`))
+	f.Add([]byte(`{"schema":"benchrig.result/v1","kind":"x","n":"3"}`))
+	f.Add([]byte(`{"schema":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var d doc
+		if err := Decode(data, &d, "x"); err == nil && (d.Schema != Schema || d.Kind != "x") {
+			t.Errorf("accepted %+v from %q", d.Header, data)
+		}
+	})
+}
