@@ -54,6 +54,7 @@ func Markdown(r *Report, plots []string) string {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", o.Name, o.Count, count(o.Errors), count(o.Retries), o.PerSec, o.P50, o.P90, o.P95, o.P99, o.Max)
 		}
 		fmt.Fprintf(&b, "\nMerged from: %s\n\n", strings.Join(res.Files, ", "))
+		writeHosts(&b, res.Hosts)
 	} else if len(r.Rounds) == 0 {
 		b.WriteString("No histogram files were collected: the run stage did not finish.\n\n")
 	}
@@ -246,6 +247,30 @@ func writeDisks(b *strings.Builder, disks []Disk) {
 			continue
 		}
 		fmt.Fprintf(b, "| %s | %s | %.0f | %.0f | %.1f | %.1f |\n", d.Host, d.Path, d.ReadIOPS, d.WriteIOPS, d.ReadKiBps/1024, d.WriteKiBps/1024)
+	}
+	b.WriteString("\n")
+}
+
+// writeHosts is each workload host's own result: its tpmC and efficiency
+// against its own warehouses, as `tpcc run` judged them.
+func writeHosts(b *strings.Builder, hosts []HostRun) {
+	if len(hosts) == 0 {
+		return
+	}
+	b.WriteString("Each workload host's own result (efficiency against 12.86 tpmC per warehouse it drove, as `workload run` computes it):\n\n| host | tpmC | efficiency | start delay ms | verdict |\n|---|---:|---:|---:|---|\n")
+	for _, h := range hosts {
+		delay := "-"
+		if h.StartDelayMs != nil {
+			delay = fmt.Sprintf("%.3f", *h.StartDelayMs)
+		}
+		v := "PASS"
+		switch {
+		case h.Error != "":
+			v = "stopped: " + h.Error
+		case !h.Pass:
+			v = "FAIL: " + strings.Join(h.Failures, "; ")
+		}
+		fmt.Fprintf(b, "| %s | %.2f | %.2f %% | %s | %s |\n", h.Host, h.TpmC, h.Efficiency, delay, v)
 	}
 	b.WriteString("\n")
 }
