@@ -74,6 +74,7 @@ type RunResult struct {
 	Counts     [numTxnTypes]int64
 	Errors     [numTxnTypes]int64
 	Retries    [numTxnTypes]int64
+	StartDelay time.Duration // how late the run started after StartAt (0 without it)
 	Audit      []AuditResult
 	Result     *histogram.Result // cumulative histograms
 }
@@ -305,6 +306,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		ops[t] = rec.Op(t.String(), cfg.Now())
 	}
 
+	var startDelay time.Duration
 	if !cfg.StartAt.IsZero() {
 		if d := cfg.StartAt.Sub(cfg.Now()); d > 0 {
 			fmt.Fprintf(out, "Waiting %s for --start-at %s\n", d.Round(time.Millisecond), cfg.StartAt.Format(time.RFC3339Nano))
@@ -315,7 +317,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 				return nil, ctx.Err()
 			}
 		}
-		fmt.Fprintf(out, "Started %s after --start-at\n", cfg.Now().Sub(cfg.StartAt).Round(time.Microsecond))
+		startDelay = cfg.Now().Sub(cfg.StartAt)
+		fmt.Fprintf(out, "Started %s after --start-at\n", startDelay.Round(time.Microsecond))
 	}
 
 	runCtx, cancel := context.WithCancelCause(ctx)
@@ -450,6 +453,7 @@ loop:
 	}
 	c := cnt.Load()
 	res := newRunResult(final, c, now.Sub(measureStart), activeHere)
+	res.StartDelay = startDelay
 	res.Audit = audit(c, res, cfg.Warehouses, cfg.Wait)
 	rep.final(res)
 	if loopErr != nil {

@@ -35,6 +35,7 @@ type tpccRunOptions struct {
 	wait             string
 	workers, conns   int
 	histograms       string
+	result           string
 	tolerateErrors   bool
 	startAt          string
 	displayEvery     time.Duration
@@ -86,6 +87,7 @@ significant, or when a spec-paced run's efficiency is below 85%.`,
 			&cli.IntFlag{Name: "workers", Usage: "terminals in no-wait mode (default: 10 per active warehouse)", Destination: &o.workers},
 			&cli.IntFlag{Name: "conns", Usage: "connections over all URLs (default: 2 per active warehouse; --workers with --wait=false)", Destination: &o.conns},
 			&cli.StringFlag{Name: "histograms", Usage: "write per-tick HdrHistograms as ndjson to `FILE` (CockroachDB's format)", Destination: &o.histograms},
+			&cli.StringFlag{Name: "result", Usage: "write the result as JSON (benchrig.result/v1) to `FILE` (default: next to --histograms, workload1.histogram.ndjson -> workload1.result.json)", Destination: &o.result},
 			&cli.BoolFlag{Name: "tolerate-errors", Usage: "count transaction errors instead of stopping at the first", Destination: &o.tolerateErrors},
 			&cli.StringFlag{Name: "start-at", Usage: "RFC3339 `TIME` to start at, so that several hosts start together", Destination: &o.startAt},
 			&cli.DurationFlag{Name: "display-every", Value: time.Second, Usage: "progress and histogram tick period", Destination: &o.displayEvery},
@@ -157,7 +159,15 @@ func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 			f.Close()
 		}()
 	}
-	_, err = tpcc.Run(c.Context, cfg)
+	if o.result == "" && o.histograms != "" {
+		o.result = tpcc.ResultFileFor(o.histograms)
+	}
+	res, err := tpcc.Run(c.Context, cfg)
+	if res != nil && o.result != "" {
+		if werr := tpcc.WriteResult(o.result, tpcc.NewResult(cfg, res, err)); werr != nil {
+			return fmt.Errorf("tpcc run: --result: %w", werr)
+		}
+	}
 	var ae *tpcc.AuditError
 	if errors.As(err, &ae) {
 		return withExit(exitCheck, err)
@@ -214,6 +224,7 @@ func parseIntList(s string) ([]int, error) {
 type tpccMergeOptions struct {
 	warehouses int
 	check      bool
+	json       string
 	files      []string
 }
 
@@ -230,6 +241,7 @@ warehouse; --warehouses is the total over all hosts.`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "warehouses", Required: true, Usage: "aggregate active warehouses of all hosts", Destination: &o.warehouses},
 			&cli.BoolFlag{Name: "check", Usage: "exit 30 unless efficiency >= 85% and every p90 is within its limit", Destination: &o.check},
+			&cli.StringFlag{Name: "json", Usage: "also write the merged result as JSON (benchrig.result/v1, kind tpcc.merge) to `FILE`", Destination: &o.json},
 		},
 		Action: func(c *cli.Context) error {
 			o.files = c.Args().Slice()
@@ -242,29 +254,17 @@ func tpccMerge(o tpccMergeOptions, stdout io.Writer) error {
 	if len(o.files) == 0 {
 		return withExit(exitUsage, errors.New("tpcc merge: no histogram file given"))
 	}
-	var results []*histogram.Result
-	for _, path := range o.files {
-		f, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("tpcc merge: %w", err)
-		}
-		ticks, err := histogram.Decode(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("tpcc merge: %s: %w", path, err)
-		}
-		r, err := histogram.NewResult(o.warehouses, ticks)
-		if err != nil {
-			return fmt.Errorf("tpcc merge: %s: %w", path, err)
-		}
-		results = append(results, r)
-	}
-	m, err := histogram.MergeResults(results...)
+	res, m, err := tpcc.MergeFiles(o.warehouses, o.files...)
 	if err != nil {
 		return fmt.Errorf("tpcc merge: %w", err)
 	}
 	if err := histogram.WriteMerge(stdout, m); err != nil {
 		return err
+	}
+	if o.json != "" {
+		if err := tpcc.WriteResult(o.json, res); err != nil {
+			return fmt.Errorf("tpcc merge: --json: %w", err)
+		}
 	}
 	if o.check {
 		if err := m.Check(); err != nil {
