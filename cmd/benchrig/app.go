@@ -35,6 +35,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			getCommand(),
 			tpccCommand(),
 			crudCommand(),
+			compareCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

@@ -153,6 +153,11 @@ type Op struct {
 	P95    float64 `json:"p95_ms"`
 	P99    float64 `json:"p99_ms"`
 	Max    float64 `json:"max_ms"`
+	// Errors and Retries are the transactions that failed and the
+	// serialization retries (40001/40P01), when the drivers' structured
+	// results carry them (absent, not zero, when unknown).
+	Errors  *int64 `json:"errors,omitempty"`
+	Retries *int64 `json:"retries,omitempty"`
 }
 
 // HostAudit holds a workload host's audit check lines.
