@@ -36,6 +36,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			tpccCommand(),
 			crudCommand(),
 			compareCommand(),
+			checkResultCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

@@ -290,9 +290,9 @@ func summarize(xs []float64) (median, spread float64) {
 	return median, spread
 }
 
-// minP is the smallest two-sided p-value the exact test can give for
+// MinP is the smallest two-sided p-value the exact test can give for
 // samples of n1 and n2 values: 2 / C(n1+n2, n1).
-func minP(n1, n2 int) float64 {
+func MinP(n1, n2 int) float64 {
 	c := 1.0
 	for i := 1; i <= n1; i++ {
 		c = c * float64(n2+i) / float64(i)
@@ -314,7 +314,7 @@ func notes(c *Comparison) []string {
 			switch {
 			case !d.Tested && d.N1 > 0 && d.N2 > 0:
 				single = true
-			case d.Tested && minP(d.N1, d.N2) >= Alpha && !small:
+			case d.Tested && MinP(d.N1, d.N2) >= Alpha && !small:
 				small, smallN1, smallN2 = true, d.N1, d.N2
 			}
 		}
@@ -324,7 +324,7 @@ func notes(c *Comparison) []string {
 	}
 	if small {
 		out = append(out, fmt.Sprintf("with %d+%d repeats no difference can reach p < %.2f (the smallest possible p is %.3f): set tpcc.repeat to 4 or more",
-			smallN1, smallN2, Alpha, minP(smallN1, smallN2)))
+			smallN1, smallN2, Alpha, MinP(smallN1, smallN2)))
 	}
 	return out
 }

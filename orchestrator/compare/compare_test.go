@@ -107,8 +107,8 @@ func TestMinP(t *testing.T) {
 		n1, n2 int
 		want   float64
 	}{{3, 3, 0.1}, {4, 4, 2.0 / 70}, {1, 1, 1}, {2, 3, 0.2}} {
-		if got := minP(c.n1, c.n2); !near(got, c.want, 1e-12) {
-			t.Errorf("minP(%d, %d) = %v, want %v", c.n1, c.n2, got, c.want)
+		if got := MinP(c.n1, c.n2); !near(got, c.want, 1e-12) {
+			t.Errorf("MinP(%d, %d) = %v, want %v", c.n1, c.n2, got, c.want)
 		}
 	}
 }
