@@ -79,7 +79,9 @@ missed thresholds on one line), 2 on bad flags.`,
 			if err := gate.Check(run, t, base); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.App.Writer, "check-result: %s meets every threshold\n", run.Name)
+			if !quiet(c) {
+				fmt.Fprintf(c.App.Writer, "check-result: %s meets every threshold\n", run.Name)
+			}
 			return nil
 		},
 	}
