@@ -50,6 +50,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			crudCommand(),
 			compareCommand(),
 			checkResultCommand(),
+			exportCommand(),
 			completionCommand(),
 			manCommand(),
 			versionCommand(),
