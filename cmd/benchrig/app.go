@@ -51,6 +51,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			compareCommand(),
 			checkResultCommand(),
 			exportCommand(),
+			hoststatCommand(),
 			completionCommand(),
 			manCommand(),
 			versionCommand(),
