@@ -210,3 +210,29 @@ func TestZshFishCompletion(t *testing.T) {
 		t.Errorf("tcsh: exit %d", code)
 	}
 }
+
+// Reordering only moves tokens: the output is a permutation of the
+// input, the program name stays first, and what follows "--" keeps its
+// order at the end.
+func FuzzReorderArgs(f *testing.F) {
+	for _, s := range []string{"run PLAN --dry-run", "exec --hosts all -- ls -l", "compare A B --verbose", "tpcc run u --duration", "--quiet -- x"} {
+		f.Add(s)
+	}
+	app := newApp(io.Discard, io.Discard)
+	f.Fuzz(func(t *testing.T, s string) {
+		in := append([]string{"benchrig"}, strings.Fields(s)...)
+		out := reorderArgs(app, in)
+		a, b := slices.Clone(in), slices.Clone(out)
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) || out[0] != "benchrig" {
+			t.Fatalf("%q -> %q: not a permutation", in, out)
+		}
+		if i := slices.Index(in, "--"); i >= 0 {
+			tail := in[i:]
+			if !slices.Equal(out[len(out)-len(tail):], tail) {
+				t.Fatalf("%q -> %q: the part after -- moved", in, out)
+			}
+		}
+	})
+}
