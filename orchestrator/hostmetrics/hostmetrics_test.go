@@ -229,3 +229,13 @@ func TestRunRejectsTinyInterval(t *testing.T) {
 		t.Error("1ms interval accepted")
 	}
 }
+
+func TestReadFile(t *testing.T) {
+	ss, err := ReadFile("testdata/pg1.jsonl")
+	if err != nil || len(ss) != 10 || ss[0].Host != "pg1" {
+		t.Errorf("%d samples, %v", len(ss), err)
+	}
+	if _, err := ReadFile("testdata/none.jsonl"); err == nil {
+		t.Error("missing file read")
+	}
+}

@@ -251,3 +251,17 @@ func Read(r io.Reader) ([]Sample, error) {
 		out = append(out, s)
 	}
 }
+
+// ReadFile reads one host's JSON lines file.
+func ReadFile(path string) ([]Sample, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ss, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ss, nil
+}
