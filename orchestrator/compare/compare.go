@@ -203,7 +203,9 @@ func metricDefs(per [][]*report.Result) []metricDef {
 	}
 	for _, op := range ops {
 		for _, l := range lat {
-			defs = append(defs, metricDef{name: l.name, op: op, unit: "ms", better: "lower", get: opGetter(op, func(o report.Op) (float64, bool) { return l.get(o), true })})
+			// A repeat without a transaction of this type has no latency
+			// (its report says 0): it is not a sample.
+			defs = append(defs, metricDef{name: l.name, op: op, unit: "ms", better: "lower", get: opGetter(op, func(o report.Op) (float64, bool) { return l.get(o), o.Count > 0 })})
 		}
 		if hasErr[op] {
 			defs = append(defs, metricDef{name: "errors", op: op, unit: "count", better: "lower", get: opGetter(op, func(o report.Op) (float64, bool) { return ptr(o.Errors) })})

@@ -112,3 +112,24 @@ func TestMinP(t *testing.T) {
 		}
 	}
 }
+
+// A short repeat can complete no transaction of a type; its report then
+// says 0 ms, which is no latency at all and must not be a sample.
+func TestCompareSkipsEmptyOperations(t *testing.T) {
+	runs := load(t, "runA", "runB")
+	op := &runs[1].Report.Rounds[0].Result.Ops[2] // orderStatus
+	op.Count, op.P50, op.P90, op.P95, op.P99, op.Max = 0, 0, 0, 0, 0, 0
+	c, err := Compare(runs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range c.Groups[0].Metrics {
+		if m.Operation == "orderStatus" && m.Name == "p50_ms" {
+			if v := m.Values[1]; v.N != 3 || v.Median == 0 {
+				t.Errorf("orderStatus p50 of runB: %+v", v)
+			}
+			return
+		}
+	}
+	t.Fatal("no orderStatus p50 row")
+}

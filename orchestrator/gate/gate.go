@@ -102,7 +102,21 @@ func Check(run *compare.Run, t Thresholds, baseline *compare.Run) error {
 			ops = []string{l.Op}
 		}
 		for _, op := range ops {
-			got := median(res, func(r *report.Result) float64 { return opValue(r, op, l.Percentile) })
+			// Repeats without a transaction of this type have no
+			// latency for it (their report says 0).
+			var seen []*report.Result
+			for _, r := range res {
+				if opCount(r, op) > 0 {
+					seen = append(seen, r)
+				}
+			}
+			if len(seen) == 0 {
+				if l.Op != "*" {
+					fails = append(fails, fmt.Sprintf("%s: no transactions completed, no latency to check (max-%s)", op, l.Percentile))
+				}
+				continue
+			}
+			got := median(seen, func(r *report.Result) float64 { return opValue(r, op, l.Percentile) })
 			if limit := float64(l.Max) / float64(time.Millisecond); got > limit {
 				fails = append(fails, fmt.Sprintf("%s %s %sms > %s (max-%s)", op, l.Percentile, strconv.FormatFloat(got, 'g', 4, 64), l.Max, l.Percentile))
 			}
@@ -210,6 +224,15 @@ func opNames(res []*report.Result) []string {
 		}
 	}
 	return names
+}
+
+func opCount(r *report.Result, op string) int64 {
+	for _, o := range r.Ops {
+		if o.Name == op {
+			return o.Count
+		}
+	}
+	return 0
 }
 
 func opValue(r *report.Result, op, percentile string) float64 {

@@ -139,3 +139,16 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckSkipsEmptyOperations(t *testing.T) {
+	r := load(t, "single")
+	op := &r.Report.Result.Ops[4] // stockLevel
+	op.Count, op.P95 = 0, 0
+	if err := Check(r, Thresholds{Latency: []LatencyLimit{limit(t, "p95", "*=1h")}}, nil); err != nil {
+		t.Errorf("* limit with an empty transaction: %v", err)
+	}
+	err := Check(r, Thresholds{Latency: []LatencyLimit{limit(t, "p95", "stockLevel=1h")}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "stockLevel: no transactions completed") {
+		t.Errorf("named empty transaction: %v", err)
+	}
+}

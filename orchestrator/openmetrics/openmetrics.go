@@ -72,10 +72,15 @@ func Write(w io.Writer, r *report.Report, run string) error {
 		for _, o := range res.Ops {
 			ol := append(l[:len(l):len(l)], [2]string{"operation", o.Name})
 			txns.samples = append(txns.samples, sample{suffix: "_total", labels: ol, value: float64(o.Count)})
+			// Without a transaction of this type there is no latency
+			// (the report says 0): only the count is written.
 			for _, q := range []struct {
 				q  string
 				ms float64
 			}{{"0.5", o.P50}, {"0.9", o.P90}, {"0.95", o.P95}, {"0.99", o.P99}, {"1", o.Max}} {
+				if o.Count == 0 {
+					break
+				}
 				lat.samples = append(lat.samples, sample{labels: append(ol[:len(ol):len(ol)], [2]string{"quantile", q.q}), value: q.ms / 1000})
 			}
 			lat.samples = append(lat.samples, sample{suffix: "_count", labels: ol, value: float64(o.Count)})

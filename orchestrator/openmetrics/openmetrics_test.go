@@ -179,3 +179,16 @@ func TestCheckerRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteEmptyOperation(t *testing.T) {
+	r, _ := compare.Load("../compare/testdata/single")
+	r.Report.Result.Ops[4].Count = 0
+	var buf bytes.Buffer
+	if err := Write(&buf, r.Report, "single"); err != nil {
+		t.Fatal(err)
+	}
+	check(t, buf.String())
+	if strings.Contains(buf.String(), `operation="stockLevel",quantile=`) || !strings.Contains(buf.String(), `benchrig_tpcc_latency_seconds_count{plan="local",run="single",round="run",operation="stockLevel"} 0`) {
+		t.Errorf("empty stockLevel:\n%s", buf.String())
+	}
+}
