@@ -77,6 +77,11 @@ func (d Delta) cell() string {
 		pct = fmt.Sprintf("%+.2f%%", *d.Percent)
 	}
 	if !d.Tested {
+		if d.N1 > 1 || d.N2 > 1 {
+			// Repeats, but too few of one run to test (a short run
+			// without this transaction in some repeats): say so.
+			return fmt.Sprintf("%s (untested n=%d+%d)", pct, d.N1, d.N2)
+		}
 		return pct
 	}
 	stat := fmt.Sprintf("(p=%.3f n=%d+%d)", *d.P, d.N1, d.N2)
