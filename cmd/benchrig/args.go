@@ -12,7 +12,9 @@ import (
 // every command level are moved before that level's arguments. A global
 // flag (--verbose, --quiet) given at a command level that does not define
 // it moves to the front. "--" ends flags: what follows it stays as given,
-// after "--" (exec's remote command line). A flag that takes a value keeps
+// after "--" (exec's remote command line); so does everything from a token
+// after an argument that looks like a flag but is none of this command's
+// or the global ones (exec uname -a). A flag that takes a value keeps
 // it, whatever it looks like (--start-lead -1s). A shell-completion request
 // is left as it is: urfave reads it from the last position.
 //
@@ -25,6 +27,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 	var walk func(flags []cli.Flag, cmds []*cli.Command, toks []string, top bool)
 	walk = func(flags []cli.Flag, cmds []*cli.Command, toks []string, top bool) {
 		var fl, pos []string
+	scan:
 		for i := 0; i < len(toks); i++ {
 			tok := toks[i]
 			switch {
@@ -37,6 +40,15 @@ func reorderArgs(app *cli.App, args []string) []string {
 				name := strings.TrimLeft(tok, "-")
 				name, _, hasValue := strings.Cut(name, "=")
 				f, ok := lookupFlag(flags, name)
+				if !ok && len(pos) > 0 {
+					if _, gok := lookupFlag(app.Flags, name); !gok {
+						// Not a flag of this command: an argument of
+						// the command line it was given (exec uname
+						// -a), and so is the rest.
+						pos = append(pos, toks[i:]...)
+						break scan
+					}
+				}
 				if !ok && !top {
 					if gf, gok := lookupFlag(app.Flags, name); gok {
 						global = append(global, tok)
@@ -80,8 +92,10 @@ func reorderArgs(app *cli.App, args []string) []string {
 	return append(out, rest...)
 }
 
+// lookupFlag finds a flag by any of its names; --help/-h, which urfave
+// adds to every command when it runs, is every command's.
 func lookupFlag(flags []cli.Flag, name string) (cli.Flag, bool) {
-	for _, f := range flags {
+	for _, f := range append(flags[:len(flags):len(flags)], cli.HelpFlag) {
 		for _, n := range f.Names() {
 			if n == name {
 				return f, true

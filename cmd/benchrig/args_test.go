@@ -31,6 +31,13 @@ func TestReorderArgs(t *testing.T) {
 		// "--" ends flags: the remote command line stays as given.
 		{"exec --hosts all -- ls -l --color", "exec --hosts all -- ls -l --color"},
 		{"exec -- ls -l", "exec -- ls -l"},
+		// Without "--", a token that is none of exec's flags ends the
+		// flags: the rest is the command line.
+		{"exec --hosts all uname -a --hosts x", "exec --hosts all uname -a --hosts x"},
+		{"exec uname --verbose -a", "--verbose exec uname -a"},
+		// Before any argument an unknown flag stays a flag (urfave then
+		// says it is not defined).
+		{"run --dyr-run PLAN", "run --dyr-run PLAN"},
 		{"exec --plan P -- sh -c 'x --y'", "exec --plan P -- sh -c 'x --y'"},
 		{"tpcc run postgres://h/db --duration 1m --warehouses 4", "tpcc run --duration 1m --warehouses 4 postgres://h/db"},
 		{"check-result RUN --max-p95 newOrder=50ms --max-p95 payment=40ms", "check-result --max-p95 newOrder=50ms --max-p95 payment=40ms RUN"},
