@@ -76,7 +76,13 @@ missed thresholds on one line), 2 on bad flags.`,
 					return err
 				}
 			}
-			if err := gate.Check(run, t, base); err != nil {
+			passed, err := gate.Evaluate(run, t, base)
+			if verbose(c) {
+				for _, p := range passed {
+					fmt.Fprintf(c.App.ErrWriter, "check-result: ok: %s\n", p)
+				}
+			}
+			if err != nil {
 				return err
 			}
 			if !quiet(c) {

@@ -37,3 +37,10 @@ func TestCheckResultCommand(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckResultVerbose(t *testing.T) {
+	code, out, errOut := runCLI(t, "check-result", fixtures+"runB", "--min-tpmc", "45", "--verbose")
+	if code != exitOK || !strings.Contains(errOut, "check-result: ok: tpmC 46.9 >= 45 (min-tpmc)\n") || !strings.Contains(out, "meets every threshold") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}

@@ -80,17 +80,32 @@ func (e *FailedError) Error() string {
 // detect a change (see package compare) and it finds none, the drop is
 // noise and passes. Other errors mean the check could not be made.
 func Check(run *compare.Run, t Thresholds, baseline *compare.Run) error {
+	_, err := Evaluate(run, t, baseline)
+	return err
+}
+
+// Evaluate is Check that also returns the thresholds met, one line each
+// (for a verbose CI log).
+func Evaluate(run *compare.Run, t Thresholds, baseline *compare.Run) (passed []string, err error) {
 	res, err := results(run.Report)
 	if err != nil {
-		return fmt.Errorf("check-result: %s: %w", run.Name, err)
+		return nil, fmt.Errorf("check-result: %s: %w", run.Name, err)
 	}
 	var fails []string
 	tpmc := median(res, func(r *report.Result) float64 { return r.TpmC })
-	if t.MinTpmC > 0 && tpmc < t.MinTpmC {
-		fails = append(fails, fmt.Sprintf("tpmC %.1f < %g (min-tpmc)", tpmc, t.MinTpmC))
+	if t.MinTpmC > 0 {
+		if tpmc < t.MinTpmC {
+			fails = append(fails, fmt.Sprintf("tpmC %.1f < %g (min-tpmc)", tpmc, t.MinTpmC))
+		} else {
+			passed = append(passed, fmt.Sprintf("tpmC %.1f >= %g (min-tpmc)", tpmc, t.MinTpmC))
+		}
 	}
-	if eff := median(res, func(r *report.Result) float64 { return r.Efficiency }); t.MinEfficiency > 0 && eff < t.MinEfficiency {
-		fails = append(fails, fmt.Sprintf("efficiency %.2f%% < %g%% (min-efficiency)", eff, t.MinEfficiency))
+	if eff := median(res, func(r *report.Result) float64 { return r.Efficiency }); t.MinEfficiency > 0 {
+		if eff < t.MinEfficiency {
+			fails = append(fails, fmt.Sprintf("efficiency %.2f%% < %g%% (min-efficiency)", eff, t.MinEfficiency))
+		} else {
+			passed = append(passed, fmt.Sprintf("efficiency %.2f%% >= %g%% (min-efficiency)", eff, t.MinEfficiency))
+		}
 	}
 	for _, l := range t.Latency {
 		ops := opNames(res)
@@ -119,6 +134,8 @@ func Check(run *compare.Run, t Thresholds, baseline *compare.Run) error {
 			got := median(seen, func(r *report.Result) float64 { return opValue(r, op, l.Percentile) })
 			if limit := float64(l.Max) / float64(time.Millisecond); got > limit {
 				fails = append(fails, fmt.Sprintf("%s %s %sms > %s (max-%s)", op, l.Percentile, strconv.FormatFloat(got, 'g', 4, 64), l.Max, l.Percentile))
+			} else {
+				passed = append(passed, fmt.Sprintf("%s %s %sms <= %s (max-%s)", op, l.Percentile, strconv.FormatFloat(got, 'g', 4, 64), l.Max, l.Percentile))
 			}
 		}
 	}
@@ -129,52 +146,68 @@ func Check(run *compare.Run, t Thresholds, baseline *compare.Run) error {
 			fails = append(fails, "errors: report.json has no error counts to check (max-errors)")
 		case n > float64(*t.MaxErrors):
 			fails = append(fails, fmt.Sprintf("%g errors > %d (max-errors)", n, *t.MaxErrors))
+		default:
+			passed = append(passed, fmt.Sprintf("%g errors <= %d (max-errors)", n, *t.MaxErrors))
 		}
 	}
 	if t.MaxRegressionPercent > 0 {
 		if baseline == nil {
-			return errors.New("check-result: --max-regression needs a baseline run (--against)")
+			return passed, errors.New("check-result: --max-regression needs a baseline run (--against)")
 		}
-		f, err := regression(run, baseline, t.MaxRegressionPercent)
+		f, ok, err := regression(run, baseline, t.MaxRegressionPercent)
 		if err != nil {
-			return err
+			return passed, err
 		}
 		if f != "" {
 			fails = append(fails, f)
 		}
+		if ok != "" {
+			passed = append(passed, ok)
+		}
 	}
 	if len(fails) > 0 {
-		return &FailedError{Failures: fails}
+		return passed, &FailedError{Failures: fails}
 	}
-	return nil
+	return passed, nil
 }
 
-func regression(run, baseline *compare.Run, limit float64) (string, error) {
+// regression returns the failure, or the line that says the check
+// passed.
+func regression(run, baseline *compare.Run, limit float64) (fail, pass string, err error) {
 	c, err := compare.Compare(baseline, run)
 	if err != nil {
-		return "", fmt.Errorf("check-result: %w", err)
+		return "", "", fmt.Errorf("check-result: %w", err)
 	}
 	if len(c.Groups) != 1 {
-		return "", errors.New("check-result: the runs measured different points (sweeps) and cannot be compared as one result")
+		return "", "", errors.New("check-result: the runs measured different points (sweeps) and cannot be compared as one result")
 	}
 	for _, m := range c.Groups[0].Metrics {
 		if m.Name != "tpmc" {
 			continue
 		}
 		d := m.Deltas[0]
-		if d.Percent == nil || -*d.Percent <= limit {
-			return "", nil
-		}
-		if d.Tested && !d.Significant && compare.MinP(d.N1, d.N2) < compare.Alpha {
-			return "", nil // a drop the test could have seen and did not: noise
-		}
-		s := fmt.Sprintf("tpmC %.1f is %.2f%% below %s's %.1f (max-regression %g%%)", m.Values[1].Median, -*d.Percent, baseline.Name, m.Values[0].Median, limit)
+		stat := ""
 		if d.Tested {
-			s += fmt.Sprintf(", p=%.3f n=%d+%d", *d.P, d.N1, d.N2)
+			stat = fmt.Sprintf(", p=%.3f n=%d+%d", *d.P, d.N1, d.N2)
 		}
-		return s, nil
+		change := fmt.Sprintf("tpmC %.1f against %s's %.1f", m.Values[1].Median, baseline.Name, m.Values[0].Median)
+		switch {
+		case d.Percent == nil || -*d.Percent <= limit:
+			return "", fmt.Sprintf("%s: %+.2f%% (max-regression %g%%)", change, pctOf(d.Percent), limit), nil
+		case d.Tested && !d.Significant && compare.MinP(d.N1, d.N2) < compare.Alpha:
+			// A drop the test could have seen and did not: noise.
+			return "", fmt.Sprintf("%s: %+.2f%%, not significant%s (max-regression %g%%)", change, *d.Percent, stat, limit), nil
+		}
+		return fmt.Sprintf("tpmC %.1f is %.2f%% below %s's %.1f (max-regression %g%%)%s", m.Values[1].Median, -*d.Percent, baseline.Name, m.Values[0].Median, limit, stat), "", nil
 	}
-	return "", nil
+	return "", "", nil
+}
+
+func pctOf(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // results are the results to check: the plan's single result, or its

@@ -152,3 +152,16 @@ func TestCheckSkipsEmptyOperations(t *testing.T) {
 		t.Errorf("named empty transaction: %v", err)
 	}
 }
+
+func TestEvaluatePassed(t *testing.T) {
+	passed, err := Evaluate(load(t, "runB"), Thresholds{MinTpmC: 48, MaxErrors: i64(5), MaxRegressionPercent: 7,
+		Latency: []LatencyLimit{limit(t, "p95", "newOrder=50ms")}}, load(t, "runA"))
+	var fe *FailedError
+	if !errors.As(err, &fe) || len(fe.Failures) != 1 {
+		t.Fatalf("err = %v", err)
+	}
+	want := []string{"newOrder p95 11.14ms <= 50ms (max-p95)", "0.5 errors <= 5 (max-errors)", "tpmC 46.9 against runA's 50.0: -6.20% (max-regression 7%)"}
+	if strings.Join(passed, "\n") != strings.Join(want, "\n") {
+		t.Errorf("passed:\n%s\nwant:\n%s", strings.Join(passed, "\n"), strings.Join(want, "\n"))
+	}
+}
