@@ -10,7 +10,7 @@ import (
 	"reflect"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Plan is a benchmark plan as written in YAML (see README.md, "Plan
