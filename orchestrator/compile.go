@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // Options change how a plan is compiled.
@@ -237,7 +238,7 @@ func (c *compiler) importData(st *Stage) {
 	}
 	W := p.TPCC.Warehouses
 	for i, h := range loaders {
-		from, to := i*W/len(loaders)+1, (i+1)*W/len(loaders)
+		from, to := i*W/len(loaders), (i+1)*W/len(loaders)-1
 		if from > to {
 			continue
 		}
@@ -440,9 +441,11 @@ func (c *compiler) collect(st *Stage) {
 	}
 	for _, rd := range c.p.Rounds() {
 		for i, h := range c.p.Workload {
-			f := HistogramFile(c.p, i, rd)
-			st.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
-				Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
+			hf := HistogramFile(c.p, i, rd)
+			for _, f := range []string{hf, tpcc.ResultFileFor(hf)} {
+				st.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
+					Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
+			}
 		}
 	}
 }
@@ -463,7 +466,7 @@ func (c *compiler) merge(st *Stage) {
 		return
 	}
 	for _, rd := range c.p.Rounds() {
-		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.activeWarehouses(c.p))}
+		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.activeWarehouses(c.p)), "--json", "results/" + tpcc.MergedFile(rd.Label)}
 		for i, h := range c.p.Workload {
 			args = append(args, "results/"+h.Name+"/"+HistogramFile(c.p, i, rd))
 		}

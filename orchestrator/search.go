@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // Search is tpcc.search: a line search, like CockroachDB's tpccbench, for
@@ -75,12 +76,14 @@ func (c *compiler) searchRun(st *Stage) {
 		var it Stage
 		c.runRound(&it, "run", p.TPCC.Ramp, p.TPCC.Duration, true, rd)
 		it.then()
-		args := []string{"benchrig", "tpcc", "merge", "--check", "--warehouses", strconv.Itoa(v)}
+		args := []string{"benchrig", "tpcc", "merge", "--check", "--warehouses", strconv.Itoa(v), "--json", "results/" + tpcc.MergedFile(rd.Label)}
 		for i, h := range p.Workload {
-			f := HistogramFile(p, i, rd)
-			it.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
-				Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
-			args = append(args, "results/"+h.Name+"/"+f)
+			hf := HistogramFile(p, i, rd)
+			for _, f := range []string{hf, tpcc.ResultFileFor(hf)} {
+				it.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
+					Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
+			}
+			args = append(args, "results/"+h.Name+"/"+hf)
 		}
 		it.then()
 		it.add(Step{Host: LocalHost, Kind: Local, What: strings.TrimSpace("check " + rd.Label), Verdict: true, CheckExit: tpccCheckExit,

@@ -66,7 +66,7 @@ func TestSearchDryRun(t *testing.T) {
 		"search: trying --active-warehouses=2",
 		"--active-warehouses 2 --partition-affinity 0",
 		"get benchrig-local/load1/workload1.search-2.histogram.ndjson",
-		"benchrig tpcc merge --check --warehouses 2 results/load1/workload1.search-2.histogram.ndjson",
+		"benchrig tpcc merge --check --warehouses 2 --json results/merged.search-2.result.json results/load1/workload1.search-2.histogram.ndjson",
 		"search: the largest passing --active-warehouses is 2",
 	} {
 		if !strings.Contains(out.String(), want) {
