@@ -2,11 +2,13 @@ package orchestrator
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -60,7 +62,16 @@ func (e *PlanError) Error() string {
 type problems struct {
 	file string
 	list []Problem
+	// visits counts the YAML nodes decodeStrict has entered: aliases let
+	// a small file stand for a huge tree (a list of a thousand aliases of
+	// a list of a thousand numbers), which is refused past maxVisits.
+	visits int
+	tooBig bool
 }
+
+// maxVisits bounds the decoded size of a plan, aliases expanded: ten
+// times what a 1 MiB plan without aliases can hold.
+const maxVisits = 2_000_000
 
 func (ps *problems) at(n *yaml.Node, format string, args ...any) {
 	pos := Pos{File: ps.file}
@@ -138,6 +149,16 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 	}
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
+		if n == nil {
+			return
+		}
+	}
+	if ps.visits++; ps.visits > maxVisits {
+		if !ps.tooBig {
+			ps.tooBig = true
+			ps.at(n, "%s: the plan expands (through aliases) to more than %d values", where, maxVisits)
+		}
+		return
 	}
 	if v.Kind() == reflect.Pointer {
 		if n.Tag == "!!null" {
@@ -249,14 +270,61 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 			v.SetBool(b)
 			return
 		}
-		if v.Kind() == reflect.String && n.Tag != "!!str" && n.Tag != "!!int" && n.Tag != "!!float" {
-			ps.at(n, "%s: want a string, got %s", where, kindName(n))
-			return
+		switch v.Kind() {
+		case reflect.String:
+			if n.Tag != "!!str" && n.Tag != "!!int" && n.Tag != "!!float" {
+				ps.at(n, "%s: want a string, got %s", where, kindName(n))
+				return
+			}
+			if msg := badText(n.Value, where == "description"); msg != "" {
+				ps.at(n, "%s: %s", where, msg)
+				return
+			}
+		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
+			// yaml.v3 would truncate 2.5 to 2; a count is a whole number.
+			if n.Tag != "!!int" {
+				ps.at(n, "%s: want a whole number, got %s", where, kindName(n))
+				return
+			}
+		case reflect.Float64, reflect.Float32:
+			if n.Tag != "!!int" && n.Tag != "!!float" {
+				ps.at(n, "%s: want a number, got %s", where, kindName(n))
+				return
+			}
 		}
 		if err := n.Decode(v.Addr().Interface()); err != nil {
 			ps.at(n, "%s: want a %s, got %q", where, scalarName(v.Kind()), n.Value)
+			return
+		}
+		if v.Kind() == reflect.Float64 || v.Kind() == reflect.Float32 {
+			if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+				ps.at(n, "%s: want a finite number, got %q", where, n.Value)
+				v.SetFloat(0)
+			}
 		}
 	}
+}
+
+// badText says what is wrong with a string value that no field may hold:
+// invalid UTF-8 and control characters (a NUL ends a C string, an escape
+// sequence rewrites the terminal a dry run is printed on, a newline
+// starts a new line of a conf file). Only free text (the description)
+// may span lines.
+func badText(s string, multiline bool) string {
+	if !utf8.ValidString(s) {
+		return "not valid UTF-8"
+	}
+	for _, r := range s {
+		if r == '\n' || r == '\t' {
+			if multiline {
+				continue
+			}
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+			return fmt.Sprintf("control character %U is not allowed", r)
+		}
+	}
+	return ""
 }
 
 func join(where, field string) string {

@@ -218,10 +218,21 @@ type Sweep struct {
 	Values []int  `yaml:"values"`
 }
 
+// MaxPlanSize caps a plan file: the largest published recipe's plan is a
+// few kilobytes, and a YAML document costs about forty times its size in
+// memory to parse.
+const MaxPlanSize = 1 << 20
+
 // LoadPlan reads, expands and validates a plan file. The error is a
 // *PlanError listing every problem as file:line:col.
 func LoadPlan(path string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read plan: %w", err)
+	}
+	defer f.Close()
+	// One byte more than allowed tells a file at the cap from a larger one.
+	data, err := io.ReadAll(io.LimitReader(f, MaxPlanSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read plan: %w", err)
 	}
@@ -232,6 +243,10 @@ func LoadPlan(path string) (*Plan, error) {
 // messages and anchors relative paths.
 func ParsePlan(file string, data []byte) (*Plan, error) {
 	ps := &problems{file: file}
+	if len(data) > MaxPlanSize {
+		return nil, &PlanError{File: file, Problems: []Problem{{Pos: Pos{File: file, Line: 1, Col: 1},
+			Msg: fmt.Sprintf("the plan is larger than %d bytes (host ranges such as node[01-81] keep big topologies short)", MaxPlanSize)}}}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -239,6 +254,20 @@ func ParsePlan(file string, data []byte) (*Plan, error) {
 			return nil, &PlanError{File: file, Problems: []Problem{{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "the plan is empty"}}}
 		}
 		return nil, syntaxError(file, err)
+	}
+	// A second document would be silently ignored: refuse it.
+	var more yaml.Node
+	switch err := dec.Decode(&more); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, syntaxError(file, err)
+	default:
+		line, col := more.Line, more.Column
+		if len(more.Content) > 0 {
+			line, col = more.Content[0].Line, more.Content[0].Column
+		}
+		return nil, &PlanError{File: file, Problems: []Problem{{Pos: Pos{File: file, Line: line, Col: col},
+			Msg: "a second YAML document: a plan is one document (remove the '---' line)"}}}
 	}
 	p := &Plan{File: file, Dir: filepath.Dir(file), pos: nodeOf{}}
 	decodeStrict(ps, &doc, reflect.ValueOf(p).Elem(), "", p.pos)
