@@ -102,8 +102,9 @@ func expandOne(s string) ([]string, error) {
 		if b-a > 100000 {
 			return nil, fmt.Errorf("pattern %q: range %s is too large", s, part)
 		}
-		for i := a; i <= b; i++ {
-			items = append(items, fmt.Sprintf("%0*d", len(lo), i))
+		// Counted, not "i <= b": b may be math.MaxInt, where i++ wraps.
+		for k := 0; k <= b-a; k++ {
+			items = append(items, fmt.Sprintf("%0*d", len(lo), a+k))
 		}
 	}
 	tails, err := expandOne(rest)

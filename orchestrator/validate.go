@@ -45,6 +45,9 @@ var (
 	// tarMember is a plain relative path inside an archive: no option, no
 	// absolute path, no "..", no wildcard.
 	tarMember = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*(/[A-Za-z0-9_][A-Za-z0-9_.+-]*)*$`)
+	// histName is a histogram file name pattern: a plain file name (no
+	// '/', no leading '-' or '.') with {n}.
+	histName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*\{n\}[A-Za-z0-9_.+-]*$|^\{n\}[A-Za-z0-9_.+-]*$`)
 	// loginName is a POSIX portable user name.
 	loginName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 )
@@ -678,11 +681,6 @@ func validateTPCC(ps *problems, p *Plan) {
 	} {
 		checkDuration(ps, p.nodeOr(f.d), "tpcc."+f.name, *f.d, maxDuration)
 	}
-	for i, e := range t.Extra {
-		if strings.HasPrefix(e, "postgres") {
-			ps.at(p.nodeOr(&t.Extra), "tpcc.extra_flags[%d]: a connection URL; benchrig passes the nodes' URLs itself", i)
-		}
-	}
 	if t.ActiveWarehouses != 0 && (t.ActiveWarehouses < 0 || t.ActiveWarehouses > t.Warehouses) {
 		ps.at(p.node(&t.ActiveWarehouses), "tpcc.active_warehouses: %d is outside 1..%d", t.ActiveWarehouses, t.Warehouses)
 	}
@@ -717,7 +715,7 @@ func validateTPCC(ps *problems, p *Plan) {
 	if t.Histograms == "" {
 		t.Histograms = "workload{n}.histogram.ndjson"
 	}
-	if strings.ContainsAny(t.Histograms, "/") || !strings.Contains(t.Histograms, "{n}") {
+	if !histName.MatchString(t.Histograms) {
 		ps.at(p.node(&t.Histograms), "tpcc.histograms: want a file name with {n} for the host number, e.g. workload{n}.histogram.ndjson")
 	}
 	if t.Repeat < 0 || t.Repeat > 100 {
