@@ -62,16 +62,35 @@ func (e *PlanError) Error() string {
 type problems struct {
 	file string
 	list []Problem
-	// visits counts the YAML nodes decodeStrict has entered: aliases let
-	// a small file stand for a huge tree (a list of a thousand aliases of
-	// a list of a thousand numbers), which is refused past maxVisits.
-	visits int
-	tooBig bool
+	// aliasVisits counts the YAML nodes decodeStrict has entered through
+	// an alias: a small file can stand for a huge tree that way (a list
+	// of a thousand aliases of a list of a thousand numbers), which is
+	// refused past maxAliasVisits. What is written out is bounded by
+	// MaxPlanSize already.
+	aliasVisits int
+	aliasDepth  int
+	tooBig      bool
 }
 
-// maxVisits bounds the decoded size of a plan, aliases expanded: ten
-// times what a 1 MiB plan without aliases can hold.
-const maxVisits = 2_000_000
+// maxAliasVisits bounds what aliases may add to a plan: shared host
+// settings or lists, not a second plan's worth.
+const maxAliasVisits = 100_000
+
+// overBudget counts n more nodes decoded through an alias and says
+// (once, at at) when the budget is spent.
+func (ps *problems) overBudget(at *yaml.Node, where string, n int) bool {
+	if ps.aliasDepth == 0 {
+		return false
+	}
+	if ps.aliasVisits += n; ps.aliasVisits <= maxAliasVisits {
+		return false
+	}
+	if !ps.tooBig {
+		ps.tooBig = true
+		ps.at(at, "%s: aliases expand the plan by more than %d values", where, maxAliasVisits)
+	}
+	return true
+}
 
 func (ps *problems) at(n *yaml.Node, format string, args ...any) {
 	pos := Pos{File: ps.file}
@@ -148,16 +167,21 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 		n = n.Content[0]
 	}
 	if n.Kind == yaml.AliasNode {
+		at := n
 		n = n.Alias
 		if n == nil {
 			return
 		}
-	}
-	if ps.visits++; ps.visits > maxVisits {
-		if !ps.tooBig {
-			ps.tooBig = true
-			ps.at(n, "%s: the plan expands (through aliases) to more than %d values", where, maxVisits)
+		ps.aliasDepth++
+		defer func() { ps.aliasDepth-- }()
+		if ps.overBudget(at, where, 1) {
+			return
 		}
+	}
+	if ps.tooBig {
+		return
+	}
+	if (n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode) && ps.overBudget(n, where, len(n.Content)) {
 		return
 	}
 	if v.Kind() == reflect.Pointer {
