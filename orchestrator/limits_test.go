@@ -36,6 +36,7 @@ func TestPlanLimits(t *testing.T) {
 		{"search maxint", "version: 1\nflavor: postgres\ntpcc: {warehouses: 10, search: {min: 1, max: 9223372036854775806}}\n", "tpcc.search: want 1 <= min <= max"},
 		{"negative workers", "version: 1\nname: x\nflavor: postgres\ntpcc: {workers: -1}\n", "tpcc.workers: -1 is outside"},
 		{"nan", "version: 1\npreflight: {min_free_gb: .nan}\n", "want a finite number"},
+		{"rounds", "version: 1\nname: x\nflavor: postgres\nworkload: [{name: \"w[0-9999]\"}]\ntpcc: {warehouses: 1, repeat: 100}\n", "make 1000000 run steps; at most 100000"},
 		{"pattern product", "version: 1\nflavor: postgres\nnodes: [{name: \"n[0-99999]m[0-99999]\"}]\n", "expands to more than 10000"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -66,6 +66,7 @@ const (
 	maxSweep       = 100
 	maxDuration    = 30 * 24 * time.Hour
 	maxPathLen     = 1024
+	maxRoundSteps  = 100_000
 )
 
 // checkPath reports a host path that cannot be used safely (see safePath).
@@ -762,6 +763,15 @@ func validateTPCC(ps *problems, p *Plan) {
 			ps.at(p.node(&sr.Resolution), "tpcc.search.resolution: want 0..warehouses (%d), got %d", t.Warehouses, sr.Resolution)
 		}
 	}
+	// Each round is a step per workload host: keep the compiled plan to
+	// a size a dry run can list.
+	rounds := max(1, t.Repeat)
+	if t.Sweep != nil {
+		rounds *= max(1, len(t.Sweep.Values))
+	}
+	if steps := rounds * len(p.Workload); steps > maxRoundSteps {
+		ps.at(p.nodeOr(t), "tpcc: %d measured runs on %d workload hosts make %d run steps; at most %d", rounds, len(p.Workload), steps, maxRoundSteps)
+	}
 	if t.PartitionRun == 0 {
 		t.PartitionRun = Duration(60e9)
 	}
@@ -877,7 +887,10 @@ func validateStages(ps *problems, p *Plan) {
 // on exactly one host.
 func assignPartitions(ps *problems, p *Plan) {
 	P := p.TPCC.Partitions
-	if P <= 0 || P > maxPartitions || P > max(p.TPCC.Warehouses, 1) || len(p.Workload) == 0 {
+	if P != 0 && (P < 0 || P > maxPartitions || P > max(p.TPCC.Warehouses, 1)) {
+		return // reported by validateTPCC
+	}
+	if P == 0 || len(p.Workload) == 0 {
 		for i := range p.Workload {
 			if len(p.Workload[i].Partitions) > 0 {
 				ps.at(p.node(&p.Workload[i].spec.Partitions), "workload host %s: partitions given but tpcc.partitions is not set", p.Workload[i].Name)
