@@ -31,6 +31,7 @@ func addPlanSeeds(f *testing.F) {
 func FuzzPlan(f *testing.F) {
 	f.Setenv("COCKROACH_LICENSE", "crl-0-fuzz")
 	f.Setenv("LIC", "crl-0-fuzz")
+	f.Setenv("HOSTILE_LICENSE", "crl-0-fuzz")
 	addPlanSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()

@@ -48,6 +48,8 @@ var (
 	// histName is a histogram file name pattern: a plain file name (no
 	// '/', no leading '-' or '.') with {n}.
 	histName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*\{n\}[A-Za-z0-9_.+-]*$|^\{n\}[A-Za-z0-9_.+-]*$`)
+	// jumpHosts is an ssh -J list: [user@]host[:port] hops, IPv6 in [].
+	jumpHosts = regexp.MustCompile(`^[A-Za-z0-9_\[][A-Za-z0-9_.@:\[\]%-]*(,[A-Za-z0-9_\[][A-Za-z0-9_.@:\[\]%-]*)*$`)
 	// loginName is a POSIX portable user name.
 	loginName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 )
@@ -129,8 +131,9 @@ func validate(ps *problems, p *Plan) {
 	if p.SSH.User != "" && !loginName.MatchString(p.SSH.User) {
 		ps.at(p.node(&p.SSH.User), "ssh.user: %q is not a user name", p.SSH.User)
 	}
-	if p.SSH.JumpHost != "" && strings.HasPrefix(p.SSH.JumpHost, "-") {
-		ps.at(p.node(&p.SSH.JumpHost), "ssh.jump_host: %q starts with '-'", p.SSH.JumpHost)
+	if p.SSH.JumpHost != "" && !jumpHosts.MatchString(p.SSH.JumpHost) {
+		// Each hop may be resolved with `ssh -G HOP`: no option, no space.
+		ps.at(p.node(&p.SSH.JumpHost), "ssh.jump_host: %q: want [user@]host[:port] hops separated by commas (no leading '-')", p.SSH.JumpHost)
 	}
 	if p.SSH.Concurrency == 0 {
 		// sshd's MaxStartups 10:30:100 starts dropping unauthenticated
