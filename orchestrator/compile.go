@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -489,10 +490,14 @@ func joinInts(xs []int) string {
 // enters SQL text (remote.SQLLiteral, tested against a real server).
 func sqlLiteral(s string) string { return remote.SQLLiteral(s) }
 
+// sqlNumber is an SQL numeric literal both CockroachDB and PostgreSQL
+// read as one number (Go's ParseFloat also takes 1_000, 0x10 and Inf).
+var sqlNumber = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
+
 // sqlValue writes a setting value as the recipes do: numbers bare, the
 // rest as string literals.
 func sqlValue(v string) string {
-	if _, err := strconv.ParseFloat(v, 64); err == nil && !strings.ContainsAny(v, "xXeEnN") {
+	if sqlNumber.MatchString(v) {
 		return v
 	}
 	if v == "true" || v == "false" {

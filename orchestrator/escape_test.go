@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -9,7 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
 // TestInstallScriptTarMember runs the real install script (real sh, curl
@@ -63,5 +67,46 @@ func TestInstallScriptTarMember(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a tar member ran a command")
+	}
+}
+
+// TestSQLValueThroughPostgres: every setting value the plan can hold
+// (validation has rejected control characters) is one SQL value to a
+// real server: a number bare, anything else a literal that comes back
+// unchanged.
+func TestSQLValueThroughPostgres(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.NoSync())
+	conn, err := pgx.Connect(context.Background(), srv.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, v := range []string{
+		"1", "0.5", "-3", "+5", ".5", "1e3", "true", "false", "64MB", "'", "''", `\`, `\'`, "x'; SELECT 1; --",
+		"1; SELECT pg_sleep(10)", "1 OR 1=1", "$$", "$a$ x $a$", "E'\\x41'", "NaN", "Infinity", "0x10", "1_000", "é",
+		"$(touch /tmp/x)", "`id`", "--", "/* x", "*/",
+	} {
+		stmt := "SELECT (" + sqlValue(v) + ")::text"
+		rows, err := conn.Query(context.Background(), stmt, pgx.QueryExecModeSimpleProtocol)
+		if err != nil {
+			t.Errorf("%q: %s: %v", v, stmt, err)
+			continue
+		}
+		var got []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, s)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(got) != 1 {
+			t.Errorf("%q: %s: rows %q, %v", v, stmt, got, err)
+			continue
+		}
+		if strings.HasPrefix(sqlValue(v), "'") && got[0] != v {
+			t.Errorf("%q: the server read %q", v, got[0])
+		}
 	}
 }
