@@ -63,7 +63,7 @@ const (
 	maxPartitions  = 10_000
 	maxWorkers     = 10_000_000
 	maxConcurrency = 1_000_000
-	maxUlimit      = 1 << 26
+	maxUlimit      = 1 << 30 // Linux caps fs.nr_open there; preflight judges what a host allows
 	maxReplicas    = 100
 	maxSweep       = 100
 	maxDuration    = 30 * 24 * time.Hour
