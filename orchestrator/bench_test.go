@@ -13,6 +13,7 @@ import (
 // plans/tpcc-100k.yaml` does: load and validate the 86-host plan,
 // compile it, and list every step through the recording executor.
 func BenchmarkDryRun100k(b *testing.B) {
+	withLicense(b)
 	for b.Loop() {
 		p, err := LoadPlan("../plans/tpcc-100k.yaml")
 		if err != nil {

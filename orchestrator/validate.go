@@ -2,12 +2,14 @@ package orchestrator
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -34,7 +36,68 @@ var (
 	// hostWord is a DNS name, an IPv4 address or a bracket-free IPv6
 	// address: what may stand in a URL, a --join list and a conf file.
 	hostWord = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$`)
+	// safePath is what a path on a host may be: pg_ctl writes -D, -l and
+	// its own program path into a command line for /bin/sh (in double
+	// quotes, where $ and ` still act), and the conf files hold them in
+	// single quotes; a path made of these characters means the same to
+	// every one of them. Relative paths are under the login's home.
+	safePath = regexp.MustCompile(`^[A-Za-z0-9_./][A-Za-z0-9_./+-]*$`)
+	// tarMember is a plain relative path inside an archive: no option, no
+	// absolute path, no "..", no wildcard.
+	tarMember = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*(/[A-Za-z0-9_][A-Za-z0-9_.+-]*)*$`)
+	// histName is a histogram file name pattern: a plain file name (no
+	// '/', no leading '-' or '.') with {n}.
+	histName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*\{n\}[A-Za-z0-9_.+-]*$|^\{n\}[A-Za-z0-9_.+-]*$`)
+	// jumpHosts is an ssh -J list: [user@]host[:port] hops, IPv6 in [].
+	jumpHosts = regexp.MustCompile(`^[A-Za-z0-9_\[][A-Za-z0-9_.@:\[\]%-]*(,[A-Za-z0-9_\[][A-Za-z0-9_.@:\[\]%-]*)*$`)
+	// loginName is a POSIX portable user name.
+	loginName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 )
+
+// Bounds on the plan's numbers. Each is far above anything published
+// (the largest recipe: 100,000 warehouses, 81 nodes, 27 partitions) and
+// far below what would exhaust memory or overflow a computation.
+const (
+	maxHosts       = 10_000
+	maxWarehouses  = 10_000_000
+	maxPartitions  = 10_000
+	maxWorkers     = 10_000_000
+	maxConcurrency = 1_000_000
+	maxUlimit      = 1 << 30 // Linux caps fs.nr_open there; preflight judges what a host allows
+	maxReplicas    = 100
+	maxSweep       = 100
+	maxDuration    = 30 * 24 * time.Hour
+	maxPathLen     = 1024
+	maxRoundSteps  = 100_000
+)
+
+// checkPath reports a host path that cannot be used safely (see safePath).
+func checkPath(ps *problems, n *yaml.Node, where, v string) {
+	switch {
+	case len(v) > maxPathLen:
+		ps.at(n, "%s: path longer than %d bytes", where, maxPathLen)
+	case strings.HasPrefix(v, "-"):
+		ps.at(n, "%s: %q starts with '-' (a program would take it for an option)", where, v)
+	case !safePath.MatchString(v):
+		ps.at(n, "%s: %q: want a path of letters, digits and . _ + - / (pg_ctl and conf files pass it through a shell and quotes)", where, v)
+	}
+}
+
+// checkRange reports an int outside lo..hi.
+func checkRange(ps *problems, n *yaml.Node, where string, v, lo, hi int) bool {
+	if v < lo || v > hi {
+		ps.at(n, "%s: %d is outside %d..%d", where, v, lo, hi)
+		return false
+	}
+	return true
+}
+
+// checkDuration reports a duration above limit.
+func checkDuration(ps *problems, n *yaml.Node, where string, d Duration, limit time.Duration) {
+	if d.Std() > limit {
+		ps.at(n, "%s: %s is longer than %s", where, d, formatDuration(limit))
+	}
+}
 
 // validate applies defaults, expands hosts and reports every problem.
 func validate(ps *problems, p *Plan) {
@@ -65,6 +128,13 @@ func validate(ps *problems, p *Plan) {
 	if p.SSH.Port < 0 || p.SSH.Port > 65535 {
 		ps.at(p.node(&p.SSH.Port), "ssh.port: %d is not a port", p.SSH.Port)
 	}
+	if p.SSH.User != "" && !loginName.MatchString(p.SSH.User) {
+		ps.at(p.node(&p.SSH.User), "ssh.user: %q is not a user name", p.SSH.User)
+	}
+	if p.SSH.JumpHost != "" && !jumpHosts.MatchString(p.SSH.JumpHost) {
+		// Each hop may be resolved with `ssh -G HOP`: no option, no space.
+		ps.at(p.node(&p.SSH.JumpHost), "ssh.jump_host: %q: want [user@]host[:port] hops separated by commas (no leading '-')", p.SSH.JumpHost)
+	}
 	if p.SSH.Concurrency == 0 {
 		// sshd's MaxStartups 10:30:100 starts dropping unauthenticated
 		// connections past 10; a bastion shares that budget.
@@ -72,11 +142,16 @@ func validate(ps *problems, p *Plan) {
 	}
 	if p.SSH.Concurrency < 0 {
 		ps.at(p.node(&p.SSH.Concurrency), "ssh.concurrency: must be positive")
+	} else {
+		checkRange(ps, p.node(&p.SSH.Concurrency), "ssh.concurrency", p.SSH.Concurrency, 1, 1024)
 	}
 
 	before := len(ps.list)
 	p.Nodes = expandHosts(ps, p, p.NodeGroups, "nodes", true)
 	p.Workload = expandHosts(ps, p, p.WorkGroups, "workload", false)
+	if n := len(p.Nodes) + len(p.Workload); n > maxHosts {
+		ps.at(p.nodeOr(&p.NodeGroups), "nodes and workload: %d hosts; at most %d", n, maxHosts)
+	}
 	if len(p.NodeGroups) == 0 {
 		ps.at(p.nodeOr(&p.NodeGroups), "nodes: the plan has no database nodes")
 	}
@@ -102,10 +177,29 @@ func validate(ps *problems, p *Plan) {
 	}
 	validateStages(ps, p)
 	p.Preflight.defaults()
-	if !fioSize.MatchString(p.Preflight.FioSize) {
-		ps.at(p.node(&p.Preflight.FioSize), "preflight.fio_size: want a size such as 256M or 1G (0 skips the disk benchmark), got %q", p.Preflight.FioSize)
-	}
+	validatePreflight(ps, p)
 	assignPartitions(ps, p)
+}
+
+func validatePreflight(ps *problems, p *Plan) {
+	pf := &p.Preflight
+	if !fioSize.MatchString(pf.FioSize) || len(pf.FioSize) > 7 {
+		ps.at(p.node(&pf.FioSize), "preflight.fio_size: want a size such as 256M or 1G, at most 999999G (0 skips the disk benchmark), got %q", pf.FioSize)
+	}
+	checkDuration(ps, p.nodeOr(&pf.FioRuntime), "preflight.fio_runtime", pf.FioRuntime, time.Hour)
+	checkDuration(ps, p.nodeOr(&pf.MaxClockOffset), "preflight.max_clock_offset", pf.MaxClockOffset, time.Hour)
+	for _, f := range []struct {
+		v    float64
+		at   any
+		name string
+		hi   float64
+	}{
+		{pf.MinFreeGB, &pf.MinFreeGB, "min_free_gb", 1 << 30}, {pf.MinReadIOPS, &pf.MinReadIOPS, "min_read_iops", 1e9},
+	} {
+		if f.v < 0 || f.v > f.hi {
+			ps.at(p.nodeOr(f.at), "preflight.%s: %g is outside 0..%g", f.name, f.v, f.hi)
+		}
+	}
 }
 
 // nodeOr is node, falling back to the document's first line when the
@@ -149,7 +243,7 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 			if *f.val == "" {
 				continue
 			}
-			v, err := expandPattern(*f.val)
+			v, err := expandPatternMax(*f.val, maxHosts)
 			if err != nil {
 				ps.at(p.node(f.val), "%s.%s: %v", at, f.name, err)
 				ok = false
@@ -185,6 +279,7 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 		}
 		if s.Racks > count {
 			ps.at(p.node(&s.Racks), "%s.racks: %d racks for %d hosts leaves racks empty", at, s.Racks, count)
+			s.Racks = 0 // k*Racks/count below must not overflow
 		}
 		if len(s.Partitions) > 0 && (isNode || count != 1) {
 			ps.at(p.node(&s.Partitions), "%s.partitions: only a single workload host can pin partitions", at)
@@ -215,6 +310,22 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 					ps.at(p.node(f.field), "%s.%s: %q is not a host name or address", at, f.what, f.val)
 				}
 			}
+			for _, f := range []struct {
+				field     *string
+				val, what string
+			}{
+				{&s.Store, h.Store, "store"}, {&s.Dir, h.Dir, "dir"},
+			} {
+				if f.val != "" && !badWord[f.field] {
+					before := len(ps.list)
+					checkPath(ps, p.node(f.field), at+"."+f.what, f.val)
+					badWord[f.field] = len(ps.list) > before
+				}
+			}
+			if h.User != "" && !loginName.MatchString(h.User) && !badWord[&s.User] {
+				badWord[&s.User] = true
+				ps.at(p.node(&s.User), "%s.user: %q is not a user name", at, h.User)
+			}
 			if h.Addr == "" {
 				h.Addr = h.SSH
 			}
@@ -228,8 +339,9 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 			h.Port = portField(ps, p, &s.Port, get(3, k), at+".port", h.Port)
 			if r := get(5, k); r != "" {
 				n, err := strconv.Atoi(r)
-				if err != nil || n < 0 {
-					ps.at(p.node(&s.Rack), "%s.rack: %q is not a rack number", at, r)
+				if err != nil || n < 0 || n >= maxHosts {
+					ps.at(p.node(&s.Rack), "%s.rack: %q is not a rack number (0..%d)", at, r, maxHosts-1)
+					n = -1
 				}
 				h.Rack = n
 			}
@@ -315,6 +427,10 @@ func checkRacks(ps *problems, p *Plan) bool {
 	if withRack != len(p.Nodes) {
 		ps.at(p.nodeOr(&p.NodeGroups), "nodes: %d of %d nodes have a rack; give every node one or none", withRack, len(p.Nodes))
 	}
+	if maxRack >= len(p.Nodes) {
+		ps.at(p.nodeOr(&p.NodeGroups), "nodes: rack %d, but there are only %d nodes (racks are numbered 0..nodes-1)", maxRack, len(p.Nodes))
+		return false
+	}
 	var empty []string
 	for r := 0; r <= maxRack; r++ {
 		if count[r] == 0 {
@@ -340,6 +456,9 @@ func validateBinaries(ps *problems, p *Plan) {
 	b := &p.Binaries
 	if p.Flavor == Cockroach && b.InstallPath == "" {
 		b.InstallPath = "/usr/local/bin/cockroach"
+	}
+	if b.InstallPath != "" {
+		checkPath(ps, p.nodeOr(&b.InstallPath), "binaries.install_path", b.InstallPath)
 	}
 	checkBinary(ps, p, &b.Database, "binaries.database", p.Flavor == Postgres)
 	if p.Flavor == Postgres && b.Database.Host == "" {
@@ -382,7 +501,7 @@ func checkBinary(ps *problems, p *Plan, b *Binary, where string, hostOK bool) {
 			ps.at(p.node(&b.Path), "%s.path: %v", where, err)
 		}
 	case b.URL != "":
-		if !strings.HasPrefix(b.URL, "https://") && !strings.HasPrefix(b.URL, "http://") {
+		if u, err := url.Parse(b.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			ps.at(p.node(&b.URL), "%s.url: want an http(s) URL, got %q", where, b.URL)
 		}
 		if b.SHA256 == "" {
@@ -397,10 +516,16 @@ func checkBinary(ps *problems, p *Plan, b *Binary, where string, hostOK bool) {
 		}
 		if !strings.HasPrefix(b.Host, "/") {
 			ps.at(p.node(&b.Host), "%s.host: want an absolute path, got %q", where, b.Host)
+		} else {
+			// pg_ctl runs <host>/postgres through /bin/sh.
+			checkPath(ps, p.node(&b.Host), where+".host", b.Host)
 		}
 	}
 	if b.Member != "" && !isArchive(b.URL) {
 		ps.at(p.node(&b.Member), "%s.member: only for .tgz/.tar.gz urls", where)
+	}
+	if m := b.Member; m != "" && (len(m) > maxPathLen || !tarMember.MatchString(m)) {
+		ps.at(p.node(&b.Member), "%s.member: %q: want a relative path inside the archive (letters, digits, . _ + -; no leading '-', '.' or '/', no '..')", where, m)
 	}
 }
 
@@ -456,12 +581,19 @@ func validateSettings(ps *problems, p *Plan) {
 					ps.at(k, "settings.cluster: %q is not a setting name", k.Value)
 					continue
 				}
+				if msg := badText(v.Value, false); msg != "" {
+					ps.at(v, "settings.cluster.%s: %s", k.Value, msg)
+					continue
+				}
 				s.set(k.Value, v.Value)
 			}
 		}
 	}
 	if s.ImportReplicas < 0 || s.Replicas < 0 {
 		ps.at(p.nodeOr(s), "settings: replica counts must be positive")
+	}
+	if s.ImportReplicas > maxReplicas || s.Replicas > maxReplicas {
+		ps.at(p.nodeOr(s), "settings: replica counts above %d", maxReplicas)
 	}
 	if s.ImportReplicas > 0 && s.Replicas == 0 {
 		s.Replicas = 3
@@ -510,9 +642,16 @@ func validateLicense(ps *problems, p *Plan) {
 	case k.Env != "":
 		if !envVar.MatchString(k.Env) {
 			ps.at(p.node(&k.Env), "license.key.env: %q is not an environment variable name", k.Env)
+		} else if _, err := k.Read(); err != nil {
+			// Resolved now, not when configure runs after install and
+			// start; the error names the variable, never a value.
+			ps.at(p.node(&k.Env), "license.key.env: %v", err)
 		}
 	case k.File != "":
 		k.File = p.resolve(k.File)
+		if _, err := k.Read(); err != nil {
+			ps.at(p.node(&k.File), "license.key.file: %v", err)
+		}
 	case k.Value == "":
 		ps.at(p.nodeOr(k), "license.key: give env: VAR or file: PATH")
 	}
@@ -525,6 +664,26 @@ func validateTPCC(ps *problems, p *Plan) {
 	t := &p.TPCC
 	if t.Warehouses <= 0 {
 		ps.at(p.nodeOr(&t.Warehouses), "tpcc.warehouses: want a positive number of warehouses")
+	} else if !checkRange(ps, p.node(&t.Warehouses), "tpcc.warehouses", t.Warehouses, 1, maxWarehouses) {
+		t.Warehouses = 0 // the checks below compare against it
+	}
+	for _, f := range []struct {
+		v    *int
+		name string
+		hi   int
+	}{
+		{&t.Workers, "workers", maxWorkers}, {&t.Conns, "conns", maxConcurrency},
+		{&t.LoadConcurrency, "load_concurrency", maxConcurrency}, {&t.Ulimit, "ulimit", maxUlimit},
+	} {
+		checkRange(ps, p.nodeOr(f.v), "tpcc."+f.name, *f.v, 0, f.hi)
+	}
+	for _, f := range []struct {
+		d    *Duration
+		name string
+	}{
+		{&t.Ramp, "ramp"}, {&t.Duration, "duration"}, {&t.AllocateRamp, "allocate_ramp"}, {&t.PartitionRun, "partition_run"},
+	} {
+		checkDuration(ps, p.nodeOr(f.d), "tpcc."+f.name, *f.d, maxDuration)
 	}
 	if t.ActiveWarehouses != 0 && (t.ActiveWarehouses < 0 || t.ActiveWarehouses > t.Warehouses) {
 		ps.at(p.node(&t.ActiveWarehouses), "tpcc.active_warehouses: %d is outside 1..%d", t.ActiveWarehouses, t.Warehouses)
@@ -535,6 +694,9 @@ func validateTPCC(ps *problems, p *Plan) {
 	if t.Partitions > t.Warehouses && t.Warehouses > 0 {
 		ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions for %d warehouses (need warehouses >= partitions)", t.Partitions, t.Warehouses)
 	}
+	if t.Partitions > maxPartitions {
+		ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions; at most %d", t.Partitions, maxPartitions)
+	}
 	if racks := p.Racks(); t.Partitions > 0 && p.Flavor == Cockroach && p.hostsOK {
 		switch {
 		case racks == 0:
@@ -542,9 +704,6 @@ func validateTPCC(ps *problems, p *Plan) {
 		case t.Partitions != racks:
 			ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions for %d racks; partition i is pinned to rack i, so they must match", t.Partitions, racks)
 		}
-	}
-	if t.Ulimit < 0 {
-		ps.at(p.node(&t.Ulimit), "tpcc.ulimit: must be positive")
 	}
 	if t.Wait != "" {
 		if _, err := strconv.ParseFloat(t.Wait, 64); err != nil && t.Wait != "true" && t.Wait != "false" {
@@ -560,7 +719,7 @@ func validateTPCC(ps *problems, p *Plan) {
 	if t.Histograms == "" {
 		t.Histograms = "workload{n}.histogram.ndjson"
 	}
-	if strings.ContainsAny(t.Histograms, "/") || !strings.Contains(t.Histograms, "{n}") {
+	if !histName.MatchString(t.Histograms) {
 		ps.at(p.node(&t.Histograms), "tpcc.histograms: want a file name with {n} for the host number, e.g. workload{n}.histogram.ndjson")
 	}
 	if t.Repeat < 0 || t.Repeat > 100 {
@@ -579,6 +738,9 @@ func validateTPCC(ps *problems, p *Plan) {
 		if len(sw.Values) == 0 {
 			ps.at(p.nodeOr(sw), "tpcc.sweep.values: list the values to run")
 		}
+		if len(sw.Values) > maxSweep {
+			ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d values; at most %d", len(sw.Values), maxSweep)
+		}
 		seen := map[int]bool{}
 		for _, v := range sw.Values {
 			switch {
@@ -588,6 +750,8 @@ func validateTPCC(ps *problems, p *Plan) {
 				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is listed twice", v)
 			case sw.Flag == "active-warehouses" && v > t.Warehouses:
 				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d active warehouses of %d", v, t.Warehouses)
+			case v > maxWorkers:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is above %d", v, maxWorkers)
 			}
 			seen[v] = true
 		}
@@ -598,9 +762,18 @@ func validateTPCC(ps *problems, p *Plan) {
 			ps.at(p.nodeOr(sr), "tpcc.search: a search is its own series of runs; drop sweep and repeat")
 		case sr.Min < 1 || sr.Max > t.Warehouses || sr.Min > sr.Max:
 			ps.at(p.nodeOr(sr), "tpcc.search: want 1 <= min <= max <= warehouses (%d), got %d..%d", t.Warehouses, sr.Min, sr.Max)
-		case sr.Resolution < 0:
-			ps.at(p.node(&sr.Resolution), "tpcc.search.resolution: must be positive")
+		case sr.Resolution < 0 || sr.Resolution > t.Warehouses:
+			ps.at(p.node(&sr.Resolution), "tpcc.search.resolution: want 0..warehouses (%d), got %d", t.Warehouses, sr.Resolution)
 		}
+	}
+	// Each round is a step per workload host: keep the compiled plan to
+	// a size a dry run can list.
+	rounds := max(1, t.Repeat)
+	if t.Sweep != nil {
+		rounds *= max(1, len(t.Sweep.Values))
+	}
+	if steps := rounds * len(p.Workload); steps > maxRoundSteps {
+		ps.at(p.nodeOr(t), "tpcc: %d measured runs on %d workload hosts make %d run steps; at most %d", rounds, len(p.Workload), steps, maxRoundSteps)
 	}
 	if t.PartitionRun == 0 {
 		t.PartitionRun = Duration(60e9)
@@ -611,18 +784,23 @@ func validateTPCC(ps *problems, p *Plan) {
 // records, 10 selects, 300 select-many) and checks the stages fit.
 func validateCRUD(ps *problems, p *Plan) {
 	c := &p.CRUD
-	def := func(v *int, d int, name string) {
+	// The bounds keep hosts × goroutines × records (the key offsets) far
+	// from overflowing.
+	def := func(v *int, d int, name string, hi int) {
 		switch {
 		case *v == 0:
 			*v = d
 		case *v < 0:
 			ps.at(p.node(v), "crud.%s: must be positive", name)
+		case *v > hi:
+			ps.at(p.node(v), "crud.%s: %d is above %d", name, *v, hi)
+			*v = d
 		}
 	}
-	def(&c.Goroutines, 100, "goroutines")
-	def(&c.Records, 400, "records")
-	def(&c.SelectRepeat, 10, "select_repeat")
-	def(&c.ManyRepeat, 300, "many_repeat")
+	def(&c.Goroutines, 100, "goroutines", 100_000)
+	def(&c.Records, 400, "records", 100_000_000)
+	def(&c.SelectRepeat, 10, "select_repeat", 1_000_000)
+	def(&c.ManyRepeat, 300, "many_repeat", 1_000_000)
 	if c.Table == "" {
 		c.Table = "crud_bench"
 	}
@@ -638,9 +816,17 @@ func validateCRUD(ps *problems, p *Plan) {
 	for i, s := range p.Stages {
 		switch s {
 		case "import", "partition", "allocate":
-			ps.at(p.nodeOr(&p.Stages).Content[min(i, len(p.nodeOr(&p.Stages).Content)-1)], "stages: %s is a TPC-C stage; benchmark: crud runs preflight, install, start, init, configure, swap, run, collect, merge", s)
+			ps.at(seqItem(p.nodeOr(&p.Stages), i), "stages: %s is a TPC-C stage; benchmark: crud runs preflight, install, start, init, configure, swap, run, collect, merge", s)
 		}
 	}
+}
+
+// seqItem is the i-th item of a sequence node, or the node itself.
+func seqItem(n *yaml.Node, i int) *yaml.Node {
+	if i >= 0 && i < len(n.Content) {
+		return n.Content[i]
+	}
+	return n
 }
 
 func validateStages(ps *problems, p *Plan) {
@@ -704,6 +890,9 @@ func validateStages(ps *problems, p *Plan) {
 // on exactly one host.
 func assignPartitions(ps *problems, p *Plan) {
 	P := p.TPCC.Partitions
+	if P != 0 && (P < 0 || P > maxPartitions || P > max(p.TPCC.Warehouses, 1)) {
+		return // reported by validateTPCC
+	}
 	if P == 0 || len(p.Workload) == 0 {
 		for i := range p.Workload {
 			if len(p.Workload[i].Partitions) > 0 {
