@@ -118,7 +118,7 @@ func noWaitWorker(b *testing.B) (*pgtest.Server, *pgxpool.Pool, *worker) {
 	}
 	var cnt atomic.Pointer[counters]
 	cnt.Store(newCounters(1))
-	w := newWorker(NewRand(9, 1), NewRunConstants(NewRand(9, 0), load), 1, 100,
+	w := newWorker(NewRand(9, 1), NewRunConstants(NewRand(9, 0), load), 1, RetryPolicy{},
 		pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, &cnt)
 	return srv, pool, w
 }

@@ -30,14 +30,14 @@ type warehouseDistrict struct {
 // random stream and scratch buffers are not shared, so the run phase
 // needs no locks besides the histograms'.
 type worker struct {
-	rng        *Rand
-	constants  Constants // C-Run (clause 2.1.6)
-	warehouses int       // W: remote warehouses are drawn from 1..W
-	maxRetries int
-	rwBegin    string // BEGIN statements matching rwOptions and roOptions, for pipelined transactions
-	roBegin    string
-	stockSQL   [11]string
-	cnt        *atomic.Pointer[counters]
+	rng         *Rand
+	constants   Constants // C-Run (clause 2.1.6)
+	warehouses  int       // W: remote warehouses are drawn from 1..W
+	retryPolicy RetryPolicy
+	rwBegin     string // BEGIN statements matching rwOptions and roOptions, for pipelined transactions
+	roBegin     string
+	stockSQL    [11]string
+	cnt         *atomic.Pointer[counters]
 
 	no        newOrderScratch
 	prices    []float64
@@ -46,9 +46,9 @@ type worker struct {
 	lastTotal float64 // New-Order's displayed total, kept so it is computed
 }
 
-func newWorker(rng *Rand, c Constants, warehouses, maxRetries int, rw, ro pgx.TxOptions, cnt *atomic.Pointer[counters]) *worker {
+func newWorker(rng *Rand, c Constants, warehouses int, rp RetryPolicy, rw, ro pgx.TxOptions, cnt *atomic.Pointer[counters]) *worker {
 	return &worker{
-		rng: rng, constants: c, warehouses: warehouses, maxRetries: maxRetries,
+		rng: rng, constants: c, warehouses: warehouses, retryPolicy: rp.normalize(),
 		rwBegin: beginSQL(rw), roBegin: beginSQL(ro), stockSQL: noStockSQL(), cnt: cnt,
 		no: newOrderScratch{stock: make(map[[2]int32]stockRow, 16)},
 	}
@@ -156,31 +156,12 @@ func (w *worker) inPipe(ctx context.Context, db connPool, begin string, fn func(
 	})
 }
 
-// retry re-runs fn while it fails with a serialization failure or a
-// deadlock (SQLSTATE 40001, 40P01), which are the database asking for a
-// retry, not errors of the run. They are counted separately.
-func (w *worker) retry(ctx context.Context, fn func() error) (retries int, err error) {
-	for {
-		err = fn()
-		if err == nil || !Retryable(err) || retries >= w.maxRetries || ctx.Err() != nil {
-			return retries, err
-		}
-		retries++
-	}
-}
-
-// Retryable reports whether err is a serialization failure (40001) or a
-// deadlock (40P01).
-func Retryable(err error) bool {
-	var pg *pgconn.PgError
-	return errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01")
-}
-
 // counters are the run's tallies for the audit (clause 9.2). They are
 // swapped for a fresh set at the end of the ramp, so only the measurement
 // interval is audited.
 type counters struct {
 	done, errors, retries [numTxnTypes]atomic.Int64
+	gaveUp                [numTxnTypes]atomic.Int64 // errors that are exhausted retry budgets
 
 	noRollbacks, noLines, noRemoteLines atomic.Int64
 	noOLCnt                             [16]atomic.Int64 // by O_OL_CNT, 5..15

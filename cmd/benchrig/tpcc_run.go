@@ -40,6 +40,10 @@ type tpccRunOptions struct {
 	displayEvery     time.Duration
 	seed             uint64
 	maxRetries       int
+	retryBudget      time.Duration
+	retryBackoff     time.Duration
+	retryMaxBackoff  time.Duration
+	result           string
 	isolation        string
 }
 
@@ -79,7 +83,11 @@ significant, or when a spec-paced run's efficiency is below 85%.`,
 			&cli.StringFlag{Name: "start-at", Usage: "RFC3339 `TIME` to start at, so that several hosts start together", Destination: &o.startAt},
 			&cli.DurationFlag{Name: "display-every", Value: time.Second, Usage: "progress and histogram tick period", Destination: &o.displayEvery},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed of the run's random streams (default: from the clock)", Destination: &o.seed},
-			&cli.IntFlag{Name: "max-retries", Value: 100, Usage: "retries per transaction of serialization failures (40001/40P01)", Destination: &o.maxRetries},
+			&cli.IntFlag{Name: "max-retries", Value: tpcc.DefaultRetries, Usage: "retries per transaction of serialization failures and deadlocks (40001/40P01)", Destination: &o.maxRetries},
+			&cli.DurationFlag{Name: "retry-budget", Value: tpcc.DefaultRetryBudget, Usage: "a transaction gives up when its retries have taken this long, even below --max-retries", Destination: &o.retryBudget},
+			&cli.DurationFlag{Name: "retry-backoff", Value: tpcc.DefaultBaseBackoff, Usage: "upper bound of the first retry's random backoff; it doubles per retry (full jitter)", Destination: &o.retryBackoff},
+			&cli.DurationFlag{Name: "retry-max-backoff", Value: tpcc.DefaultMaxBackoff, Usage: "cap on a retry's backoff", Destination: &o.retryMaxBackoff},
+			&cli.StringFlag{Name: "result", Usage: "write the run's summary (counts, errors, retries per transaction type, tpmC, audit) as versioned JSON to `FILE`", Destination: &o.result},
 			&cli.StringFlag{Name: "isolation", Usage: "read-committed, repeatable-read or serializable (default: repeatable-read on PostgreSQL, serializable on CockroachDB)", Destination: &o.isolation},
 		},
 		Action: func(c *cli.Context) error {
@@ -120,8 +128,9 @@ func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 		URLs: o.urls, Warehouses: o.warehouses, ActiveWarehouses: o.activeWarehouses,
 		Partitions: o.partitions, Affinity: o.affinity, Ramp: o.ramp, Duration: o.duration,
 		Wait: wait, Workers: o.workers, Conns: o.conns, DisplayEvery: o.displayEvery,
-		TolerateErrors: o.tolerateErrors, Seed: o.seed, MaxRetries: o.maxRetries, Isolation: iso,
-		Out: stdout,
+		TolerateErrors: o.tolerateErrors, Seed: o.seed, Isolation: iso,
+		Retry: tpcc.RetryPolicy{Retries: o.maxRetries, Budget: o.retryBudget, BaseBackoff: o.retryBackoff, MaxBackoff: o.retryMaxBackoff},
+		Out:   stdout,
 	}
 	if o.startAt != "" {
 		if cfg.StartAt, err = time.Parse(time.RFC3339Nano, o.startAt); err != nil {
@@ -142,12 +151,34 @@ func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 			f.Close()
 		}()
 	}
-	_, err = tpcc.Run(c.Context, cfg)
+	res, err := tpcc.Run(c.Context, cfg)
+	if o.result != "" && res != nil {
+		if werr := writeResultFile(o.result, res); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	var ae *tpcc.AuditError
 	if errors.As(err, &ae) {
 		return withExit(exitCheck, err)
 	}
 	return err
+}
+
+// writeResultFile writes the run's summary JSON (also after an audit
+// failure or a stopped run: the counts are what explains them).
+func writeResultFile(path string, res *tpcc.RunResult) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("tpcc run: --result: %w", err)
+	}
+	if err := tpcc.WriteResultJSON(f, res); err != nil {
+		f.Close()
+		return fmt.Errorf("tpcc run: --result %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("tpcc run: --result %s: %w", path, err)
+	}
+	return nil
 }
 
 // parseWait accepts CockroachDB's --wait forms: a bool or a factor.
