@@ -22,7 +22,7 @@ func TestRunNeeds(t *testing.T) {
 		{"affinity: this host's partition only", RunConfig{Warehouses: 100, Partitions: 4, Affinity: []int{1}, Wait: 1},
 			HostNeeds{Terminals: 250, Conns: (250 + perConn - 1) / perConn, OpenFiles: (250+perConn-1)/perConn + fdReserve}, false},
 		{"active warehouses", RunConfig{Warehouses: 100, ActiveWarehouses: 30, Wait: 1, Duration: time.Minute},
-			HostNeeds{Terminals: 300, Conns: 300 / perConn, OpenFiles: 300/perConn + fdReserve}, false},
+			HostNeeds{Terminals: 300, Conns: (300 + perConn - 1) / perConn, OpenFiles: (300+perConn-1)/perConn + fdReserve}, false},
 		{"no warehouses", RunConfig{Warehouses: 0}, HostNeeds{}, true},
 		{"affinity out of range", RunConfig{Warehouses: 10, Partitions: 2, Affinity: []int{2}}, HostNeeds{}, true},
 		{"--workers with --wait", RunConfig{Warehouses: 10, Wait: 1, Workers: 7}, HostNeeds{}, true},

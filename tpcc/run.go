@@ -38,7 +38,7 @@ type RunConfig struct {
 	// fraction such as 0.01 shrinks waits for tests.
 	Wait    float64
 	Workers int // no-wait mode (0: 10 per active warehouse)
-	Conns   int // total connections over all URLs (0: 2 per active warehouse in wait mode, Workers otherwise)
+	Conns   int // total connections over all URLs (0: one per WaitTerminalsPerConn terminals in wait mode, Workers otherwise)
 
 	DisplayEvery   time.Duration // progress period and histogram tick (0: 1s)
 	Histograms     io.Writer     // ndjson ticks (nil: none); flushed every tick if it has Flush() error
@@ -59,6 +59,13 @@ type RunConfig struct {
 	// their connections against a small loaded database. A folded run's
 	// load per warehouse is not TPC-C's; its tpmC means nothing.
 	benchOnlyLoaded int
+	// benchOnlyWarm runs each transaction type once on every connection
+	// before the run, so that a memory benchmark measures connections as
+	// a long run leaves them (all statements prepared, buffers grown)
+	// without running long enough for that.
+	benchOnlyWarm bool
+	// benchOnlyStarted, when set, is called once the executors run.
+	benchOnlyStarted func()
 }
 
 // RunResult is what a run measured, after the ramp.
@@ -186,15 +193,21 @@ func (cfg *RunConfig) defaults() error {
 }
 
 // WaitTerminalsPerConn is how many paced terminals share one connection
-// by default. A terminal spends over 99% of its time keying and thinking
-// (clause 5.2.5: ~21 s per transaction against milliseconds of
-// execution), so a connection per terminal, or CockroachDB workload's 2
-// per warehouse (one per 5 terminals), mostly holds idle server backends
-// and client buffers. Executors take due terminals from the scheduler
-// and a terminal waiting for a connection counts that wait in its
-// response time (clause 5.3), so too few connections show up in the
-// latencies rather than hiding.
-const WaitTerminalsPerConn = 10
+// by default: one connection per 4 warehouses, an eighth of CockroachDB
+// workload's 2 per warehouse. A terminal spends over 99% of its time
+// keying and thinking (clause 5.2.5: ~21 s per transaction against
+// milliseconds of execution), so 40 terminals offer a connection about 2
+// transactions per second: 20% busy at 100 ms per transaction, 50% at
+// 250 ms, and a pool of tens of such connections per URL queues almost
+// never. Memory decided it: BenchmarkWaitMemory measured ~140 kB per
+// warmed connection (pgx buffers, prepared statements, its executor
+// goroutine) against ~0.1-0.6 kB per terminal, so at workload's ratio the
+// 40,000 connections of a 20,000-warehouse host would need ~5.5 GB, and at
+// this one its 5,000 need ~0.7 GB. Executors take due terminals from the
+// scheduler and a terminal waiting for a connection counts that wait in
+// its response time (clause 5.3), so too few connections show in the
+// latencies rather than hiding; --conns overrides.
+const WaitTerminalsPerConn = 40
 
 // sizing returns the executors (terminals or no-wait workers) and the
 // connections of a run with terminals spec terminals on this host.
@@ -311,6 +324,14 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		ops[t] = rec.Op(t.String(), cfg.Now())
 	}
 
+	if cfg.benchOnlyWarm {
+		warmW := func(stream uint64) *worker {
+			return newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
+		}
+		if err := warmConnections(ctx, pools, perURL, pl.homes, warmW); err != nil {
+			return nil, fmt.Errorf("tpcc run: warm connections: %w", err)
+		}
+	}
 	if !cfg.StartAt.IsZero() {
 		if d := cfg.StartAt.Sub(cfg.Now()); d > 0 {
 			fmt.Fprintf(out, "Waiting %s for --start-at %s\n", d.Round(time.Millisecond), cfg.StartAt.Format(time.RFC3339Nano))
@@ -370,6 +391,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		ex.startTerminals(start, seedRand, perURL, stop)
 	}
 	out.Flush()
+	if cfg.benchOnlyStarted != nil {
+		cfg.benchOnlyStarted()
+	}
 
 	// The display loop: progress every DisplayEvery; histogram ticks only
 	// after the ramp, whose end resets everything (CockroachDB's rule).
@@ -538,6 +562,7 @@ func openPools(ctx context.Context, urls []string, perURL int) ([]*pgxpool.Pool,
 		// Statements are prepared once per connection and cached:
 		// the run phase sends only Bind/Execute.
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+		sizeConnConfig(pc.ConnConfig)
 		p, err := pgxpool.NewWithConfig(ctx, pc)
 		if err != nil {
 			closePools(pools)
@@ -546,6 +571,78 @@ func openPools(ctx context.Context, urls []string, perURL int) ([]*pgxpool.Pool,
 		pools = append(pools, p)
 	}
 	return pools, nil
+}
+
+// runStatements bounds the distinct statements the five transactions
+// prepare per connection (about 40, with New-Order's stock query per
+// district and the BEGIN and COMMIT forms), with room to spare so the
+// cache never evicts and re-prepares.
+const runStatements = 64
+
+// sizeConnConfig sizes a connection for TPC-C's few statements and small
+// rows. pgx's defaults are for an application with many: two 512-entry
+// caches (prepared statements, and descriptions for another exec mode),
+// each allocated up front, were ~24 kB of every connection's ~110 kB
+// measured by BenchmarkWaitMemory. The description cache is unused in
+// QueryExecModeCacheStatement. Capacities a URL sets
+// (statement_cache_capacity, description_cache_capacity) are kept unless
+// they equal pgx's default, which ParseConfig cannot tell apart.
+func sizeConnConfig(c *pgx.ConnConfig) {
+	const pgxDefault = 512
+	if c.StatementCacheCapacity == pgxDefault {
+		c.StatementCacheCapacity = runStatements
+	}
+	if c.DescriptionCacheCapacity == pgxDefault && c.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
+		c.DescriptionCacheCapacity = 0
+	}
+}
+
+// warmConnections holds all n connections of each pool at once (so each
+// is a different one) and runs every transaction type on each, four
+// connections at a time. Benchmark-only (see RunConfig.benchOnlyWarm).
+func warmConnections(ctx context.Context, pools []*pgxpool.Pool, n int, homes []warehouseDistrict, newW func(uint64) *worker) error {
+	for _, p := range pools {
+		held := make([]*pgxpool.Conn, 0, n)
+		release := func() {
+			for _, c := range held {
+				c.Release()
+			}
+		}
+		for range n {
+			c, err := p.Acquire(ctx)
+			if err != nil {
+				release()
+				return err
+			}
+			held = append(held, c)
+		}
+		next := make(chan int, len(held))
+		for i := range held {
+			next <- i
+		}
+		close(next)
+		g, gctx := errgroup.WithContext(ctx)
+		for k := range 4 {
+			w := newW(1<<32 + uint64(k))
+			g.Go(func() error {
+				for i := range next {
+					for t := range numTxnTypes {
+						_, err := w.exec(gctx, pinnedConn{held[i].Conn()}, t, homes[i%len(homes)])
+						if err != nil && !errors.Is(err, errNewOrderRollback) {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+		}
+		err := g.Wait()
+		release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func closePools(pools []*pgxpool.Pool) {
@@ -579,7 +676,7 @@ func (e *executors) startNoWait(n int) {
 			for e.ctx.Err() == nil {
 				t := deck.Next(w.rng)
 				begin := time.Now()
-				retries, err := w.exec(e.ctx, e.pools[u], t, home)
+				retries, err := w.exec(e.ctx, pgxPool{e.pools[u]}, t, home)
 				if err != nil {
 					err = fmt.Errorf("%s: %w", redact(e.cfg.URLs[u]), err)
 				}
@@ -615,7 +712,7 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 					}
 					t := &terms[i]
 					due := sched.epoch.Add(time.Duration(t.due))
-					retries, err := w.exec(e.ctx, e.pools[u], t.next, t.home)
+					retries, err := w.exec(e.ctx, pgxPool{e.pools[u]}, t.next, t.home)
 					done := time.Now()
 					if err != nil {
 						err = fmt.Errorf("%s: %w", redact(e.cfg.URLs[u]), err)

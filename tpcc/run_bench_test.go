@@ -78,7 +78,7 @@ func BenchmarkNoWaitNewOrderCPU(b *testing.B) {
 	srv, pool, w := noWaitWorker(b)
 	home := warehouseDistrict{wID: 1, dID: 1}
 	for range 50 { // warm the statement cache
-		if _, err := w.newOrder(ctx, pool, home); err != nil {
+		if _, err := w.newOrder(ctx, pgxPool{pool}, home); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -87,7 +87,7 @@ func BenchmarkNoWaitNewOrderCPU(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := w.newOrder(ctx, pool, home); err != nil {
+		if _, err := w.newOrder(ctx, pgxPool{pool}, home); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -168,7 +168,7 @@ func BenchmarkNoWaitMixCPU(b *testing.B) {
 		for range DeckSize {
 			t := deck.Next(w.rng)
 			begin := time.Now()
-			if _, err := w.exec(ctx, pool, t, home); err != nil {
+			if _, err := w.exec(ctx, pgxPool{pool}, t, home); err != nil {
 				b.Fatal(err)
 			}
 			ops[t].Record(time.Since(begin))

@@ -12,11 +12,31 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// connPool is what a transaction needs from a connection pool
-// (*pgxpool.Pool satisfies it).
+// connPool is what a transaction needs: single statements (Stock-Level)
+// and a connection for a pipelined transaction, with the function that
+// gives it back.
 type connPool interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-	Acquire(ctx context.Context) (*pgxpool.Conn, error)
+	acquire(ctx context.Context) (*pgx.Conn, func(), error)
+}
+
+// pgxPool serves transactions from a pgx pool.
+type pgxPool struct{ *pgxpool.Pool }
+
+func (p pgxPool) acquire(ctx context.Context) (*pgx.Conn, func(), error) {
+	c, err := p.Acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.Conn(), c.Release, nil
+}
+
+// pinnedConn serves every transaction on one connection (warming each
+// connection of a pool in turn).
+type pinnedConn struct{ *pgx.Conn }
+
+func (p pinnedConn) acquire(context.Context) (*pgx.Conn, func(), error) {
+	return p.Conn, func() {}, nil
 }
 
 // warehouseDistrict is a terminal's fixed home: W_ID for every
@@ -101,7 +121,7 @@ func beginSQL(opts pgx.TxOptions) string {
 // instead of two more for BEGIN and COMMIT. Client and server CPU per
 // transaction drop with the round trips.
 type pipeTx struct {
-	conn  *pgxpool.Conn
+	conn  *pgx.Conn
 	begin string
 	open  bool // BEGIN sent, COMMIT not yet acknowledged
 }
@@ -135,11 +155,11 @@ func (p *pipeTx) send(ctx context.Context, b *pgx.Batch, commit bool) error {
 // return an error, which rolls back.
 func (w *worker) inPipe(ctx context.Context, db connPool, begin string, fn func(*pipeTx) error) (int, error) {
 	return w.retry(ctx, func() error {
-		c, err := db.Acquire(ctx)
+		c, release, err := db.acquire(ctx)
 		if err != nil {
 			return fmt.Errorf("acquire connection: %w", err)
 		}
-		defer c.Release()
+		defer release()
 		p := &pipeTx{conn: c, begin: begin}
 		err = fn(p)
 		if err == nil && p.open {
@@ -149,7 +169,7 @@ func (w *worker) inPipe(ctx context.Context, db connPool, begin string, fn func(
 			if _, rerr := c.Exec(ctx, "ROLLBACK"); rerr != nil {
 				// The connection's state is unknown: do not return it
 				// to the pool.
-				_ = c.Conn().Close(context.Background())
+				_ = c.Close(context.Background())
 			}
 		}
 		return err
