@@ -352,7 +352,15 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	var errCount atomic.Int64
 	var firstErr sync.Once
 	var errs errorLog
+	// swap keeps a transaction's count and its latency on the same side
+	// of the ramp's end: the display loop swaps counters and resets the
+	// histograms under the write lock, executors account under the read
+	// lock (without it a transaction could count in the old counters and
+	// record in the new histograms).
+	var swap sync.RWMutex
 	account := func(t TxnType, latency time.Duration, retries int, err error) {
+		swap.RLock()
+		defer swap.RUnlock()
 		c := cnt.Load()
 		if retries > 0 {
 			c.retries[t].Add(int64(retries))
@@ -420,9 +428,11 @@ loop:
 		if ramping && !now.Before(rampEnd) {
 			ramping = false
 			measureStart = now
+			swap.Lock()
 			rec.Reset(now)
 			cnt.Store(newCounters(cfg.Warehouses))
 			errCount.Store(0)
+			swap.Unlock()
 			fmt.Fprintf(out, "Ramp-up done after %s; measuring for %s\n", now.Sub(start).Round(time.Millisecond), cfg.Duration)
 			continue
 		}
