@@ -3,10 +3,8 @@ package tpcc
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,15 +27,13 @@ import (
 //     ANALYZE). No client, no network, no generation: what the server
 //     alone needs.
 //
-// benchrig loads over TCP, as it does across a network; on loopback the
-// kernel runs the receiving side's TCP processing in the sender's system
-// time, so the same load is measured over the Unix socket as well, and
-// the client's user time alone is reported.
+// benchrig loads over loopback TCP, where the kernel charges part of the
+// receiving side's work to the sender's system time, so the client's user
+// time alone is reported too.
 //
 // Reported: load/ceiling wall-time ratio (target <= 1.2), the client's CPU
-// as a fraction of the server's during the load (target <= 0.05; over TCP,
-// user time only, and over the Unix socket), and the server CPU of each
-// path.
+// as a fraction of the server's during the load (target <= 0.05; all, and
+// user time only), and the server CPU of each path.
 func BenchmarkLoadVsCopyCeiling(b *testing.B) {
 	const warehouses = 4
 	srv := pgtest.Start(b)
@@ -49,7 +45,7 @@ func BenchmarkLoadVsCopyCeiling(b *testing.B) {
 	if err := os.Chmod(dir, 0o777); err != nil { // the server writes the dump as its own user
 		b.Fatal(err)
 	}
-	var loadWall, ceilWall, loadClient, loadUser, loadServer, ceilServer, unixClient, unixServer time.Duration
+	var loadWall, ceilWall, loadClient, loadUser, loadServer, ceilServer time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		url := initDatabase(b, srv, warehouses, uint64(i+1))
@@ -63,14 +59,6 @@ func BenchmarkLoadVsCopyCeiling(b *testing.B) {
 		loadClient += selfCPU(b) - c0
 		loadUser += selfUserCPU(b) - u0
 		loadServer += serverCPU(b, srv) - s0
-
-		unixURL := unixSocketURL(b, srv, initDatabase(b, srv, warehouses, uint64(i+1)))
-		c0, s0 = selfCPU(b), serverCPU(b, srv)
-		if _, err := Load(ctx, URLConnector([]string{unixURL}), LoadOptions{Concurrency: 2, Dialect: Postgres}); err != nil {
-			b.Fatal(err)
-		}
-		unixClient += selfCPU(b) - c0
-		unixServer += serverCPU(b, srv) - s0
 
 		units := dumpUnits(b, url, dir)
 		url2 := initDatabase(b, srv, warehouses, uint64(i+1))
@@ -90,7 +78,6 @@ func BenchmarkLoadVsCopyCeiling(b *testing.B) {
 	b.ReportMetric(loadWall.Seconds()/ceilWall.Seconds(), "load/ceiling")
 	b.ReportMetric(loadClient.Seconds()/loadServer.Seconds(), "client/server-CPU")
 	b.ReportMetric(loadUser.Seconds()/loadServer.Seconds(), "client-user/server-CPU")
-	b.ReportMetric(unixClient.Seconds()/unixServer.Seconds(), "unix-socket-client/server-CPU")
 	b.ReportMetric(loadServer.Seconds()/n, "load-server-CPU-s")
 	b.ReportMetric(ceilServer.Seconds()/n, "ceiling-server-CPU-s")
 }
@@ -102,21 +89,6 @@ func selfUserCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano())
-}
-
-// unixSocketURL turns a pgtest TCP URL into the same database over the
-// server's Unix socket.
-func unixSocketURL(b *testing.B, srv *pgtest.Server, tcpURL string) string {
-	b.Helper()
-	u, err := url.Parse(tcpURL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("host", filepath.Join(srv.Dir(), "sock"))
-	q.Set("port", strconv.Itoa(srv.Port()))
-	u.Host, u.RawQuery = "", q.Encode()
-	return u.String()
 }
 
 // initDatabase creates a database with the schema for w warehouses.
