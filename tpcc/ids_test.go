@@ -14,7 +14,7 @@ func TestRemoteWarehouseZeroBased(t *testing.T) {
 	const W = 4
 	var cnt atomic.Pointer[counters]
 	cnt.Store(newCounters(W))
-	w := newWorker(NewRand(3, 1), Constants{}, W, 1, pgx.TxOptions{}, pgx.TxOptions{}, &cnt)
+	w := newWorker(NewRand(3, 1), Constants{}, W, RetryPolicy{}, pgx.TxOptions{}, pgx.TxOptions{}, &cnt)
 	for home := int32(0); home < W; home++ {
 		seen := map[int32]int{}
 		for range 3000 {

@@ -81,9 +81,22 @@ func formatFinal(res *RunResult) string {
 		mean(all), ms(all, 50), ms(all, 95), ms(all, 99), ms(all, 100))
 
 	// Retries are not errors: the database asked for them (40001/40P01).
-	fmt.Fprintf(&b, "\nRetries (serialization failures and deadlocks, retried):")
+	// They are part of a run's cost, so they are shown per 1,000
+	// transactions next to the counts, whatever the isolation level.
+	fmt.Fprintf(&b, "\nRetries (serialization failures and deadlocks, retried with backoff):")
+	var done, retries int64
 	for t := range numTxnTypes {
-		fmt.Fprintf(&b, " %s %d", t, res.Retries[t])
+		fmt.Fprintf(&b, " %s %d (%.1f/1000)", t, res.Retries[t], per1000(res.Retries[t], res.Counts[t]))
+		done += res.Counts[t]
+		retries += res.Retries[t]
+	}
+	fmt.Fprintf(&b, "; total %d (%.1f per 1,000 transactions)", retries, per1000(retries, done))
+	var gaveUp int64
+	for _, n := range res.GaveUp {
+		gaveUp += n
+	}
+	if gaveUp > 0 {
+		fmt.Fprintf(&b, "; %d transaction(s) gave up, counted as errors", gaveUp)
 	}
 	b.WriteString("\n\n")
 	for _, a := range res.Audit {
@@ -106,6 +119,14 @@ func errorsOf(res *RunResult, name string) int64 {
 		}
 	}
 	return 0
+}
+
+// per1000 is n per 1,000 of done (0 when nothing was done).
+func per1000(n, done int64) float64 {
+	if done == 0 {
+		return 0
+	}
+	return 1000 * float64(n) / float64(done)
 }
 
 func rate(n int64, d time.Duration) float64 {

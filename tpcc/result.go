@@ -62,6 +62,14 @@ type Result struct {
 	Pass     bool     `json:"pass"`
 	Failures []string `json:"failures,omitempty"`
 
+	// Isolation is the run's transaction isolation level (run only).
+	Isolation string `json:"isolation,omitempty"`
+	// Retries counts the serialization failures and deadlocks retried
+	// over all transaction types, and RetriesPer1000 per 1,000 completed
+	// transactions: part of the cost of a tpmC figure (run only).
+	Retries        *int64   `json:"retries,omitempty"`
+	RetriesPer1000 *float64 `json:"retries_per_1000,omitempty"`
+
 	Transactions []Txn        `json:"transactions"`
 	Audit        []AuditCheck `json:"audit,omitempty"`
 	// Error is what stopped a run early (its figures cover what was
@@ -80,15 +88,18 @@ type Txn struct {
 	Count int64  `json:"count"`
 	// Errors and Retries are per host in a run; a merge sums its hosts'
 	// run results and leaves them null when one is missing.
-	Errors  *int64  `json:"errors"`
-	Retries *int64  `json:"retries"`
-	PerSec  float64 `json:"ops_per_sec"`
-	Mean    float64 `json:"mean_ms"`
-	P50     float64 `json:"p50_ms"`
-	P90     float64 `json:"p90_ms"`
-	P95     float64 `json:"p95_ms"`
-	P99     float64 `json:"p99_ms"`
-	Max     float64 `json:"max_ms"`
+	Errors  *int64 `json:"errors"`
+	Retries *int64 `json:"retries"`
+	// GaveUp counts the transactions whose retry budget ran out (also in
+	// Errors; run only).
+	GaveUp *int64  `json:"gave_up,omitempty"`
+	PerSec float64 `json:"ops_per_sec"`
+	Mean   float64 `json:"mean_ms"`
+	P50    float64 `json:"p50_ms"`
+	P90    float64 `json:"p90_ms"`
+	P95    float64 `json:"p95_ms"`
+	P99    float64 `json:"p99_ms"`
+	Max    float64 `json:"max_ms"`
 }
 
 // AuditCheck is one audit check (AuditResult) as data.
@@ -150,11 +161,19 @@ func NewResult(cfg RunConfig, res *RunResult, runErr error) *Result {
 		at, ms := cfg.StartAt.UTC(), histogram.Millis(int64(res.StartDelay))
 		r.StartAt, r.StartDelayMs = &at, &ms
 	}
+	var retries, done int64
 	for t := range numTxnTypes {
 		txn := txnOf(t.String(), res.Result, res.Elapsed)
-		errs, retries := res.Errors[t], res.Retries[t]
-		txn.Errors, txn.Retries = &errs, &retries
+		errs, rt, gaveUp := res.Errors[t], res.Retries[t], res.GaveUp[t]
+		txn.Errors, txn.Retries, txn.GaveUp = &errs, &rt, &gaveUp
 		r.Transactions = append(r.Transactions, txn)
+		retries += rt
+		done += res.Counts[t]
+	}
+	per := per1000(retries, done)
+	r.Retries, r.RetriesPer1000 = &retries, &per
+	if res.Isolation != "" {
+		r.Isolation = string(res.Isolation)
 	}
 	for _, a := range res.Audit {
 		r.Audit = append(r.Audit, AuditCheck{ID: a.ID, Verdict: string(a.Status), Observed: a.Observed,

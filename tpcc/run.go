@@ -39,14 +39,14 @@ type RunConfig struct {
 	// fraction such as 0.01 shrinks waits for tests.
 	Wait    float64
 	Workers int // no-wait mode (0: 10 per active warehouse)
-	Conns   int // total connections over all URLs (0: 2 per active warehouse in wait mode, Workers otherwise)
+	Conns   int // total connections over all URLs (0: one per WaitTerminalsPerConn terminals in wait mode, Workers otherwise)
 
 	DisplayEvery   time.Duration // progress period and histogram tick (0: 1s)
 	Histograms     io.Writer     // ndjson ticks (nil: none); flushed every tick if it has Flush() error
 	TolerateErrors bool          // count errors instead of stopping
 	StartAt        time.Time     // zero: now
 	Seed           uint64        // run randomness (0: from the clock)
-	MaxRetries     int           // per transaction, for 40001/40P01 (0: 100)
+	Retry          RetryPolicy   // for 40001/40P01: backoff and budgets (zero fields: defaults)
 	Isolation      pgx.TxIsoLevel
 
 	// CockroachDB workload's run flags (workloadflags.go).
@@ -64,6 +64,22 @@ type RunConfig struct {
 
 	Out io.Writer // progress and final report (nil: discard)
 	Now func() time.Time
+
+	// benchOnlyLoaded, when > 0, is how many warehouses the database
+	// really holds: the terminals of Warehouses warehouses are folded
+	// onto them (home w -> the first + (w - first) mod benchOnlyLoaded).
+	// Only this package's benchmarks set it (it is unexported and has no
+	// flag): it lets a memory benchmark run 10,000 real terminals and
+	// their connections against a small loaded database. A folded run's
+	// load per warehouse is not TPC-C's; its tpmC means nothing.
+	benchOnlyLoaded int
+	// benchOnlyWarm runs each transaction type once on every connection
+	// before the run, so that a memory benchmark measures connections as
+	// a long run leaves them (all statements prepared, buffers grown)
+	// without running long enough for that.
+	benchOnlyWarm bool
+	// benchOnlyStarted, when set, is called once the executors run.
+	benchOnlyStarted func()
 }
 
 // RunResult is what a run measured, after the ramp.
@@ -73,7 +89,9 @@ type RunResult struct {
 	Efficiency float64 // % of 12.86 × this host's active warehouses
 	Counts     [numTxnTypes]int64
 	Errors     [numTxnTypes]int64
-	Retries    [numTxnTypes]int64
+	Retries    [numTxnTypes]int64 // retried 40001/40P01 aborts
+	GaveUp     [numTxnTypes]int64 // transactions whose retry budget ran out (also in Errors)
+	Isolation  pgx.TxIsoLevel
 	StartDelay time.Duration // how late the run started after StartAt (0 without it)
 	Audit      []AuditResult
 	Result     *histogram.Result // cumulative histograms
@@ -176,9 +194,10 @@ func (cfg *RunConfig) defaults() error {
 	if cfg.DisplayEvery <= 0 {
 		cfg.DisplayEvery = time.Second
 	}
-	if cfg.MaxRetries == 0 {
-		cfg.MaxRetries = 100
+	if err := cfg.Retry.validate(); err != nil {
+		return fmt.Errorf("tpcc run: %w", err)
 	}
+	cfg.Retry = cfg.Retry.normalize()
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
@@ -200,6 +219,56 @@ func (cfg *RunConfig) defaults() error {
 	return nil
 }
 
+// WaitTerminalsPerConn is how many paced terminals share one connection
+// by default: one connection per 4 warehouses, an eighth of CockroachDB
+// workload's 2 per warehouse. A terminal spends over 99% of its time
+// keying and thinking (clause 5.2.5: ~21 s per transaction against
+// milliseconds of execution), so 40 terminals offer a connection about 2
+// transactions per second: 20% busy at 100 ms per transaction, 50% at
+// 250 ms, and a pool of tens of such connections per URL queues almost
+// never. Memory decided it: BenchmarkWaitMemory measured ~140 kB per
+// warmed connection (pgx buffers, prepared statements, its executor
+// goroutine) against ~0.1-0.6 kB per terminal, so at workload's ratio the
+// 40,000 connections of a 20,000-warehouse host would need ~5.5 GB, and at
+// this one its 5,000 need ~0.7 GB. Executors take due terminals from the
+// scheduler and a terminal waiting for a connection counts that wait in
+// its response time (clause 5.3), so too few connections show in the
+// latencies rather than hiding; --conns overrides.
+const WaitTerminalsPerConn = 40
+
+// sizing returns the executors (terminals or no-wait workers) and the
+// connections of a run with terminals spec terminals on this host.
+func (cfg *RunConfig) sizing(terminals int, parts Partitions) (workers, conns int, err error) {
+	noWait := cfg.Wait == 0
+	if !noWait && cfg.Workers != 0 && cfg.Workers != terminals {
+		// Paced terminals are the spec's 10 per warehouse; a different
+		// count would change the offered load silently.
+		return 0, 0, fmt.Errorf("tpcc run: --workers %d with --wait: paced runs have 10 terminals per active warehouse (%d here); use --wait=false for a chosen count", cfg.Workers, terminals)
+	}
+	if cfg.Workers < 0 || cfg.Conns < 0 {
+		return 0, 0, fmt.Errorf("tpcc run: --workers and --conns must be >= 0, got %d and %d", cfg.Workers, cfg.Conns)
+	}
+	workers = terminals
+	if noWait && cfg.Workers > 0 {
+		// workload's --workers counts every partition's workers; this
+		// host creates the share its version gives its affinity.
+		workers = WorkersForHost(cfg.Version, cfg.Workers, parts, cfg.Affinity)
+	}
+	conns = cfg.Conns
+	if conns == 0 {
+		if noWait {
+			conns = workers
+		} else {
+			conns = (workers + WaitTerminalsPerConn - 1) / WaitTerminalsPerConn
+		}
+	}
+	return workers, conns, nil
+}
+
+// perURLConns spreads conns over n URLs, rounding up: every URL gets at
+// least one.
+func perURLConns(conns, n int) int { return max(1, (conns+n-1)/n) }
+
 // Run drives the workload: it connects, waits for StartAt, ramps up,
 // measures for Duration, prints the report and returns the result. An
 // audit failure (over enough transactions to be significant) returns the
@@ -216,26 +285,21 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %w", err)
 	}
-	activeHere := len(pl.homes) / 10
-	noWait := cfg.Wait == 0
-	if !noWait && cfg.Workers != 0 && cfg.Workers != len(pl.homes) {
-		// Paced terminals are the spec's 10 per warehouse; a different
-		// count would change the offered load silently.
-		return nil, fmt.Errorf("tpcc run: --workers %d with --wait: paced runs have 10 terminals per active warehouse (%d here); use --wait=false for a chosen count", cfg.Workers, len(pl.homes))
-	}
-	workers := len(pl.homes)
-	if noWait && cfg.Workers > 0 {
-		workers = WorkersForHost(cfg.Version, cfg.Workers, parts, cfg.Affinity)
-	}
-	conns := cfg.Conns
-	if conns == 0 {
-		if noWait {
-			conns = workers
-		} else {
-			conns = 2 * activeHere
+	loaded := cfg.Warehouses
+	if cfg.benchOnlyLoaded > 0 {
+		loaded = cfg.benchOnlyLoaded
+		first, _ := parts.ActiveRange(0)
+		for i := range pl.homes {
+			pl.homes[i].wID = int32(first + (int(pl.homes[i].wID)-first)%loaded)
 		}
 	}
-	perURL := max(1, (conns+len(cfg.URLs)-1)/len(cfg.URLs))
+	activeHere := len(pl.homes) / 10
+	noWait := cfg.Wait == 0
+	workers, conns, err := cfg.sizing(len(pl.homes), parts)
+	if err != nil {
+		return nil, err
+	}
+	perURL := perURLConns(conns, len(cfg.URLs))
 	out := bufio.NewWriter(cfg.Out)
 	defer out.Flush()
 
@@ -274,8 +338,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	// A --warehouses other than the loaded count makes transactions miss
 	// rows (CockroachDB's workload then fails with "no rows in result
 	// set", cockroach#73860); say so before starting.
-	if meta.Warehouses != cfg.Warehouses {
-		return nil, fmt.Errorf("tpcc run: --warehouses %d, but the database holds %d", cfg.Warehouses, meta.Warehouses)
+	if meta.Warehouses != loaded {
+		return nil, fmt.Errorf("tpcc run: --warehouses %d, but the database holds %d", loaded, meta.Warehouses)
 	}
 	if meta.Partitions > 1 && cfg.Partitions != meta.Partitions {
 		return nil, fmt.Errorf("tpcc run: --partitions %d, but the database is partitioned %d ways", cfg.Partitions, meta.Partitions)
@@ -307,6 +371,14 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 
 	var startDelay time.Duration
+	if cfg.benchOnlyWarm {
+		warmW := func(stream uint64) *worker {
+			return newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
+		}
+		if err := warmConnections(ctx, pools, perURL, pl.homes, warmW); err != nil {
+			return nil, fmt.Errorf("tpcc run: warm connections: %w", err)
+		}
+	}
 	if !cfg.StartAt.IsZero() {
 		if d := cfg.StartAt.Sub(cfg.Now()); d > 0 {
 			fmt.Fprintf(out, "Waiting %s for --start-at %s\n", d.Round(time.Millisecond), cfg.StartAt.Format(time.RFC3339Nano))
@@ -328,7 +400,15 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	var errCount atomic.Int64
 	var firstErr sync.Once
 	var errs errorLog
+	// swap keeps a transaction's count and its latency on the same side
+	// of the ramp's end: the display loop swaps counters and resets the
+	// histograms under the write lock, executors account under the read
+	// lock (without it a transaction could count in the old counters and
+	// record in the new histograms).
+	var swap sync.RWMutex
 	account := func(t TxnType, latency time.Duration, retries int, err error) {
+		swap.RLock()
+		defer swap.RUnlock()
 		c := cnt.Load()
 		if retries > 0 {
 			c.retries[t].Add(int64(retries))
@@ -338,6 +418,10 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		}
 		if err != nil && !errors.Is(err, errNewOrderRollback) {
 			c.errors[t].Add(1)
+			var ex *RetriesExhaustedError
+			if errors.As(err, &ex) {
+				c.gaveUp[t].Add(1)
+			}
 			errCount.Add(1)
 			errs.note(err)
 			if !cfg.TolerateErrors {
@@ -351,7 +435,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	g, gctx := errgroup.WithContext(runCtx)
 	newW := func(stream uint64) *worker {
-		return newWorker(NewRand(cfg.Seed, stream), runC, cfg.Warehouses, cfg.MaxRetries, rw, ro, &cnt)
+		return newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
 	}
 	stop := make(chan struct{})
 	ex := &executors{cfg: &cfg, pl: pl, pools: pools, g: g, ctx: gctx, newWorker: newW, account: account}
@@ -363,6 +447,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		ex.startTerminals(start, seedRand, perURL, stop)
 	}
 	out.Flush()
+	if cfg.benchOnlyStarted != nil {
+		cfg.benchOnlyStarted()
+	}
 
 	// The display loop: progress every DisplayEvery; histogram ticks only
 	// after the ramp, whose end resets everything (CockroachDB's rule).
@@ -391,9 +478,11 @@ loop:
 		if ramping && !now.Before(rampEnd) {
 			ramping = false
 			measureStart = now
+			swap.Lock()
 			rec.Reset(now)
 			cnt.Store(newCounters(cfg.Warehouses))
 			errCount.Store(0)
+			swap.Unlock()
 			fmt.Fprintf(out, "Ramp-up done after %s; measuring for %s\n", now.Sub(start).Round(time.Millisecond), cfg.Duration)
 			continue
 		}
@@ -454,7 +543,8 @@ loop:
 	c := cnt.Load()
 	res := newRunResult(final, c, now.Sub(measureStart), activeHere)
 	res.StartDelay = startDelay
-	res.Audit = audit(c, res, cfg.Warehouses, cfg.Wait)
+	res.Isolation = iso
+	res.Audit = audit(c, res, loaded, cfg.Wait)
 	rep.final(res)
 	if loopErr != nil {
 		return res, loopErr
@@ -509,6 +599,7 @@ func newRunResult(final []histogram.Interval, c *counters, elapsed time.Duration
 		res.Counts[t] = c.done[t].Load()
 		res.Errors[t] = c.errors[t].Load()
 		res.Retries[t] = c.retries[t].Load()
+		res.GaveUp[t] = c.gaveUp[t].Load()
 	}
 	if m := elapsed.Minutes(); m > 0 {
 		res.TpmC = float64(res.Counts[NewOrderTxn]) / m
@@ -532,6 +623,7 @@ func openPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExe
 		// Statements are prepared once per connection and cached:
 		// the run phase sends only Bind/Execute.
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+		sizeConnConfig(pc.ConnConfig)
 		if mode != 0 {
 			pc.ConnConfig.DefaultQueryExecMode = mode // --method
 		}
@@ -543,6 +635,78 @@ func openPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExe
 		pools = append(pools, p)
 	}
 	return pools, nil
+}
+
+// runStatements bounds the distinct statements the five transactions
+// prepare per connection (about 40, with New-Order's stock query per
+// district and the BEGIN and COMMIT forms), with room to spare so the
+// cache never evicts and re-prepares.
+const runStatements = 64
+
+// sizeConnConfig sizes a connection for TPC-C's few statements and small
+// rows. pgx's defaults are for an application with many: two 512-entry
+// caches (prepared statements, and descriptions for another exec mode),
+// each allocated up front, were ~24 kB of every connection's ~110 kB
+// measured by BenchmarkWaitMemory. The description cache is unused in
+// QueryExecModeCacheStatement. Capacities a URL sets
+// (statement_cache_capacity, description_cache_capacity) are kept unless
+// they equal pgx's default, which ParseConfig cannot tell apart.
+func sizeConnConfig(c *pgx.ConnConfig) {
+	const pgxDefault = 512
+	if c.StatementCacheCapacity == pgxDefault {
+		c.StatementCacheCapacity = runStatements
+	}
+	if c.DescriptionCacheCapacity == pgxDefault && c.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
+		c.DescriptionCacheCapacity = 0
+	}
+}
+
+// warmConnections holds all n connections of each pool at once (so each
+// is a different one) and runs every transaction type on each, four
+// connections at a time. Benchmark-only (see RunConfig.benchOnlyWarm).
+func warmConnections(ctx context.Context, pools []*pgxpool.Pool, n int, homes []warehouseDistrict, newW func(uint64) *worker) error {
+	for _, p := range pools {
+		held := make([]*pgxpool.Conn, 0, n)
+		release := func() {
+			for _, c := range held {
+				c.Release()
+			}
+		}
+		for range n {
+			c, err := p.Acquire(ctx)
+			if err != nil {
+				release()
+				return err
+			}
+			held = append(held, c)
+		}
+		next := make(chan int, len(held))
+		for i := range held {
+			next <- i
+		}
+		close(next)
+		g, gctx := errgroup.WithContext(ctx)
+		for k := range 4 {
+			w := newW(1<<32 + uint64(k))
+			g.Go(func() error {
+				for i := range next {
+					for t := range numTxnTypes {
+						_, err := w.exec(gctx, pinnedConn{held[i].Conn()}, t, homes[i%len(homes)])
+						if err != nil && !errors.Is(err, errNewOrderRollback) {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+		}
+		err := g.Wait()
+		release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func closePools(pools []*pgxpool.Pool) {
@@ -576,7 +740,7 @@ func (e *executors) startNoWait(n int) {
 			for e.cfg.limit.take(e.ctx) {
 				t := deck.Next(w.rng)
 				begin := time.Now()
-				retries, err := w.exec(e.ctx, e.pools[u], t, home)
+				retries, err := w.exec(e.ctx, pgxPool{e.pools[u]}, t, home)
 				if err != nil {
 					err = fmt.Errorf("%s: %w", redact.URL(e.cfg.URLs[u]), err)
 				}
@@ -616,7 +780,7 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 						sched.put(i)
 						return nil
 					}
-					retries, err := w.exec(e.ctx, e.pools[u], t.next, t.home)
+					retries, err := w.exec(e.ctx, pgxPool{e.pools[u]}, t.next, t.home)
 					done := time.Now()
 					if err != nil {
 						err = fmt.Errorf("%s: %w", redact.URL(e.cfg.URLs[u]), err)

@@ -12,11 +12,31 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// connPool is what a transaction needs from a connection pool
-// (*pgxpool.Pool satisfies it).
+// connPool is what a transaction needs: single statements (Stock-Level)
+// and a connection for a pipelined transaction, with the function that
+// gives it back.
 type connPool interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-	Acquire(ctx context.Context) (*pgxpool.Conn, error)
+	acquire(ctx context.Context) (*pgx.Conn, func(), error)
+}
+
+// pgxPool serves transactions from a pgx pool.
+type pgxPool struct{ *pgxpool.Pool }
+
+func (p pgxPool) acquire(ctx context.Context) (*pgx.Conn, func(), error) {
+	c, err := p.Acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.Conn(), c.Release, nil
+}
+
+// pinnedConn serves every transaction on one connection (warming each
+// connection of a pool in turn).
+type pinnedConn struct{ *pgx.Conn }
+
+func (p pinnedConn) acquire(context.Context) (*pgx.Conn, func(), error) {
+	return p.Conn, func() {}, nil
 }
 
 // warehouseDistrict is a terminal's fixed home: W_ID for every
@@ -30,14 +50,14 @@ type warehouseDistrict struct {
 // random stream and scratch buffers are not shared, so the run phase
 // needs no locks besides the histograms'.
 type worker struct {
-	rng        *Rand
-	constants  Constants // C-Run (clause 2.1.6)
-	warehouses int       // W: remote warehouses are drawn from 0..W-1
-	maxRetries int
-	rwBegin    string // BEGIN statements matching rwOptions and roOptions, for pipelined transactions
-	roBegin    string
-	stockSQL   [11]string
-	cnt        *atomic.Pointer[counters]
+	rng         *Rand
+	constants   Constants // C-Run (clause 2.1.6)
+	warehouses  int       // W: remote warehouses are drawn from 0..W-1
+	retryPolicy RetryPolicy
+	rwBegin     string // BEGIN statements matching rwOptions and roOptions, for pipelined transactions
+	roBegin     string
+	stockSQL    [11]string
+	cnt         *atomic.Pointer[counters]
 
 	no        newOrderScratch
 	prices    []float64
@@ -46,9 +66,9 @@ type worker struct {
 	lastTotal float64 // New-Order's displayed total, kept so it is computed
 }
 
-func newWorker(rng *Rand, c Constants, warehouses, maxRetries int, rw, ro pgx.TxOptions, cnt *atomic.Pointer[counters]) *worker {
+func newWorker(rng *Rand, c Constants, warehouses int, rp RetryPolicy, rw, ro pgx.TxOptions, cnt *atomic.Pointer[counters]) *worker {
 	return &worker{
-		rng: rng, constants: c, warehouses: warehouses, maxRetries: maxRetries,
+		rng: rng, constants: c, warehouses: warehouses, retryPolicy: rp.normalize(),
 		rwBegin: beginSQL(rw), roBegin: beginSQL(ro), stockSQL: noStockSQL(), cnt: cnt,
 		no: newOrderScratch{stock: make(map[[2]int32]stockRow, 16)},
 	}
@@ -101,7 +121,7 @@ func beginSQL(opts pgx.TxOptions) string {
 // instead of two more for BEGIN and COMMIT. Client and server CPU per
 // transaction drop with the round trips.
 type pipeTx struct {
-	conn  *pgxpool.Conn
+	conn  *pgx.Conn
 	begin string
 	open  bool // BEGIN sent, COMMIT not yet acknowledged
 }
@@ -135,11 +155,11 @@ func (p *pipeTx) send(ctx context.Context, b *pgx.Batch, commit bool) error {
 // return an error, which rolls back.
 func (w *worker) inPipe(ctx context.Context, db connPool, begin string, fn func(*pipeTx) error) (int, error) {
 	return w.retry(ctx, func() error {
-		c, err := db.Acquire(ctx)
+		c, release, err := db.acquire(ctx)
 		if err != nil {
 			return fmt.Errorf("acquire connection: %w", err)
 		}
-		defer c.Release()
+		defer release()
 		p := &pipeTx{conn: c, begin: begin}
 		err = fn(p)
 		if err == nil && p.open {
@@ -149,31 +169,11 @@ func (w *worker) inPipe(ctx context.Context, db connPool, begin string, fn func(
 			if _, rerr := c.Exec(ctx, "ROLLBACK"); rerr != nil {
 				// The connection's state is unknown: do not return it
 				// to the pool.
-				_ = c.Conn().Close(context.Background())
+				_ = c.Close(context.Background())
 			}
 		}
 		return err
 	})
-}
-
-// retry re-runs fn while it fails with a serialization failure or a
-// deadlock (SQLSTATE 40001, 40P01), which are the database asking for a
-// retry, not errors of the run. They are counted separately.
-func (w *worker) retry(ctx context.Context, fn func() error) (retries int, err error) {
-	for {
-		err = fn()
-		if err == nil || !Retryable(err) || retries >= w.maxRetries || ctx.Err() != nil {
-			return retries, err
-		}
-		retries++
-	}
-}
-
-// Retryable reports whether err is a serialization failure (40001) or a
-// deadlock (40P01).
-func Retryable(err error) bool {
-	var pg *pgconn.PgError
-	return errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01")
 }
 
 // counters are the run's tallies for the audit (clause 9.2). They are
@@ -181,6 +181,7 @@ func Retryable(err error) bool {
 // interval is audited.
 type counters struct {
 	done, errors, retries [numTxnTypes]atomic.Int64
+	gaveUp                [numTxnTypes]atomic.Int64 // errors that are exhausted retry budgets
 
 	noRollbacks, noLines, noRemoteLines atomic.Int64
 	noOLCnt                             [16]atomic.Int64 // by O_OL_CNT, 5..15

@@ -31,7 +31,7 @@ func TestTpccImportDryRun(t *testing.T) {
 	}
 	for _, want := range []string{"version=2.1.0", "warehouses=100000", "&seed=1&",
 		"PARTITION p0_0 VALUES FROM (0) to (3703),", "CREATE UNIQUE INDEX replicated_idx_26 ON item",
-		"alter table district add foreign key (d_w_id) references warehouse (w_id) not valid;",
+		"ALTER TABLE district ADD FOREIGN KEY (d_w_id) REFERENCES warehouse (w_id) NOT VALID;",
 		"-- import estimate: 100000 warehouses on 81 nodes"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("dry run lacks %q", want)

@@ -41,6 +41,9 @@ type tpccRunOptions struct {
 	displayEvery     time.Duration
 	runSeed          uint64
 	maxRetries       int
+	retryBudget      time.Duration
+	retryBackoff     time.Duration
+	retryMaxBackoff  time.Duration
 	isolation        string
 	workload         workloadRunFlags
 }
@@ -85,14 +88,17 @@ significant, or when a spec-paced run's efficiency is below 85%.`,
 			&cli.DurationFlag{Name: "duration", Value: 5 * time.Minute, Usage: "measurement interval after the ramp", Destination: &o.duration},
 			&cli.StringFlag{Name: "wait", Value: "true", Usage: "keying and think times: true (spec), false (no wait), or a factor such as 0.01", Destination: &o.wait},
 			&cli.IntFlag{Name: "workers", Usage: "terminals in no-wait mode (default: 10 per active warehouse)", Destination: &o.workers},
-			&cli.IntFlag{Name: "conns", Usage: "connections over all URLs (default: 2 per active warehouse; --workers with --wait=false)", Destination: &o.conns},
+			&cli.IntFlag{Name: "conns", Usage: "connections over all URLs (default: one per 40 terminals, i.e. per 4 active warehouses, in wait mode; --workers with --wait=false)", Destination: &o.conns},
 			&cli.StringFlag{Name: "histograms", Usage: "write per-tick HdrHistograms as ndjson to `FILE` (CockroachDB's format)", Destination: &o.histograms},
 			&cli.StringFlag{Name: "result", Usage: "write the result as JSON (benchrig.result/v1) to `FILE` (default: next to --histograms, workload1.histogram.ndjson -> workload1.result.json)", Destination: &o.result},
 			&cli.BoolFlag{Name: "tolerate-errors", Usage: "count transaction errors instead of stopping at the first", Destination: &o.tolerateErrors},
 			&cli.StringFlag{Name: "start-at", Usage: "RFC3339 `TIME` to start at, so that several hosts start together", Destination: &o.startAt},
 			&cli.DurationFlag{Name: "display-every", Value: time.Second, Usage: "progress and histogram tick period", Destination: &o.displayEvery},
 			&cli.Uint64Flag{Name: "run-seed", Usage: "seed of the run's random streams (default: from the clock; --seed is workload's data seed)", Destination: &o.runSeed},
-			&cli.IntFlag{Name: "max-retries", Value: 100, Usage: "retries per transaction of serialization failures (40001/40P01)", Destination: &o.maxRetries},
+			&cli.IntFlag{Name: "max-retries", Value: tpcc.DefaultRetries, Usage: "retries per transaction of serialization failures and deadlocks (40001/40P01), with capped exponential backoff and full jitter (0: the default)", Destination: &o.maxRetries},
+			&cli.DurationFlag{Name: "retry-budget", Value: tpcc.DefaultRetryBudget, Usage: "a transaction gives up when its retries have taken this long, even below --max-retries", Destination: &o.retryBudget},
+			&cli.DurationFlag{Name: "retry-backoff", Value: tpcc.DefaultBaseBackoff, Usage: "upper bound of the first retry's random backoff; it doubles per retry (full jitter)", Destination: &o.retryBackoff},
+			&cli.DurationFlag{Name: "retry-max-backoff", Value: tpcc.DefaultMaxBackoff, Usage: "cap on a retry's backoff", Destination: &o.retryMaxBackoff},
 			&cli.StringFlag{Name: "isolation", Usage: "read-committed, repeatable-read or serializable (default: repeatable-read on PostgreSQL, serializable on CockroachDB)", Destination: &o.isolation},
 		}, o.workload.flags()...),
 		Action: func(c *cli.Context) error {
@@ -134,8 +140,9 @@ func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 		URLs: o.urls, Warehouses: o.warehouses, ActiveWarehouses: o.activeWarehouses,
 		Partitions: o.partitions, Affinity: o.affinity, Ramp: o.ramp, Duration: o.duration,
 		Wait: wait, Workers: o.workers, Conns: o.conns, DisplayEvery: o.displayEvery,
-		TolerateErrors: o.tolerateErrors, Seed: o.runSeed, MaxRetries: o.maxRetries, Isolation: iso,
-		Out: stdout,
+		TolerateErrors: o.tolerateErrors, Seed: o.runSeed, Isolation: iso,
+		Retry: tpcc.RetryPolicy{Retries: o.maxRetries, Budget: o.retryBudget, BaseBackoff: o.retryBackoff, MaxBackoff: o.retryMaxBackoff},
+		Out:   stdout,
 	}
 	if err := o.workload.apply(&cfg); err != nil {
 		return err

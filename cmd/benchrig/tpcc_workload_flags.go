@@ -71,7 +71,7 @@ func (f *workloadRunFlags) apply(cfg *tpcc.RunConfig) error {
 		return withExit(exitUsage, err)
 	}
 	if !f.txnRetries {
-		cfg.MaxRetries = -1 // first failure is final
+		cfg.Retry.None = true // first failure is final
 	}
 	if f.histogramsMaxLatency < time.Second || f.histogramsMaxLatency > time.Hour {
 		return withExit(exitUsage, fmt.Errorf("--histograms-max-latency %s: want 1s..1h", f.histogramsMaxLatency))

@@ -41,7 +41,7 @@ func TestWorkloadRunFlagsApply(t *testing.T) {
 	if err := f.apply(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Mix != nil || cfg.MaxRetries != 0 || cfg.QueryExecMode != pgx.QueryExecModeCacheStatement ||
+	if cfg.Mix != nil || cfg.Retry.None || cfg.QueryExecMode != pgx.QueryExecModeCacheStatement ||
 		cfg.DataSeed != 1 || !cfg.FKs || cfg.HistogramsMaxLatency != 100*time.Second || cfg.Version != (tpcc.Version{}) {
 		t.Errorf("defaults: %+v", cfg)
 	}
@@ -50,7 +50,7 @@ func TestWorkloadRunFlagsApply(t *testing.T) {
 	if err := f.apply(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Mix == nil || cfg.Mix.String() != "newOrder=1" || cfg.MaxRetries != -1 || cfg.QueryExecMode != pgx.QueryExecModeSimpleProtocol ||
+	if cfg.Mix == nil || cfg.Mix.String() != "newOrder=1" || !cfg.Retry.None || cfg.QueryExecMode != pgx.QueryExecModeSimpleProtocol ||
 		cfg.Version != (tpcc.Version{Major: 20, Minor: 1}) || cfg.MaxRate != 50 || cfg.MaxOps != 1000 {
 		t.Errorf("set: %+v", cfg)
 	}

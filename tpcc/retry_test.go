@@ -1,0 +1,115 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func TestBackoffCeiling(t *testing.T) {
+	p := RetryPolicy{BaseBackoff: 2 * time.Millisecond, MaxBackoff: 500 * time.Millisecond}.normalize()
+	for _, tc := range []struct {
+		n    int
+		want time.Duration
+	}{
+		{1, 2 * time.Millisecond}, {2, 4 * time.Millisecond}, {3, 8 * time.Millisecond},
+		{8, 256 * time.Millisecond}, {9, 500 * time.Millisecond}, {100, 500 * time.Millisecond},
+		{1 << 30, 500 * time.Millisecond},
+	} {
+		if got := p.backoffCeiling(tc.n); got != tc.want {
+			t.Errorf("ceiling before retry %d = %v, want %v", tc.n, got, tc.want)
+		}
+	}
+	// Full jitter: uniform below the ceiling, so the mean is about half.
+	var sum time.Duration
+	const draws = 20000
+	for range draws {
+		d := p.backoff(3)
+		if d < 0 || d >= 8*time.Millisecond {
+			t.Fatalf("backoff %v outside [0, 8ms)", d)
+		}
+		sum += d
+	}
+	if mean := sum / draws; mean < 3500*time.Microsecond || mean > 4500*time.Microsecond {
+		t.Errorf("mean backoff %v, want ~4ms (full jitter below 8ms)", mean)
+	}
+}
+
+// TestRetryGivesUp checks both budgets: the count, and the time, each
+// with the error naming the retries and the time they took.
+func TestRetryGivesUp(t *testing.T) {
+	conflict := &pgconn.PgError{Code: "40001", Message: "could not serialize access"}
+	for _, tc := range []struct {
+		name        string
+		p           RetryPolicy
+		wantRetries int
+		minElapsed  time.Duration
+	}{
+		{"count", RetryPolicy{Retries: 3, Budget: time.Hour, BaseBackoff: time.Millisecond, MaxBackoff: time.Millisecond}, 3, 0},
+		{"time", RetryPolicy{Retries: 1 << 30, Budget: 80 * time.Millisecond, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}, -1, 80 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &worker{retryPolicy: tc.p.normalize()}
+			calls := 0
+			start := time.Now()
+			retries, err := w.retry(context.Background(), func() error { calls++; return conflict })
+			took := time.Since(start)
+			var ex *RetriesExhaustedError
+			if !errors.As(err, &ex) {
+				t.Fatalf("err = %v, want *RetriesExhaustedError", err)
+			}
+			if !errors.Is(err, conflict) || !Retryable(err) {
+				t.Error("the exhausted error does not wrap the last 40001")
+			}
+			if calls != retries+1 || ex.Retries != retries {
+				t.Errorf("%d calls, %d retries reported, error says %d", calls, retries, ex.Retries)
+			}
+			if tc.wantRetries >= 0 && retries != tc.wantRetries {
+				t.Errorf("retries = %d, want %d", retries, tc.wantRetries)
+			}
+			if ex.Elapsed < tc.minElapsed || took > tc.minElapsed+2*time.Second {
+				t.Errorf("gave up after %v (call took %v), want >= %v", ex.Elapsed, took, tc.minElapsed)
+			}
+			if tc.name == "time" && retries < 10 {
+				t.Errorf("only %d retries in an 80ms budget with <=5ms backoffs", retries)
+			}
+			if !regexp.MustCompile(`^gave up after \d+ retries over [0-9.]+m?s: .*could not serialize`).MatchString(err.Error()) {
+				t.Errorf("error %q does not say gave up after N retries over T", err)
+			}
+		})
+	}
+}
+
+// TestRetryStopsOnSuccessAndOtherErrors: a success or a non-retryable
+// error ends the loop at once, and cancellation ends a backoff.
+func TestRetryStopsOnSuccessAndOtherErrors(t *testing.T) {
+	w := &worker{retryPolicy: RetryPolicy{BaseBackoff: time.Millisecond, MaxBackoff: time.Millisecond}.normalize()}
+	n := 0
+	retries, err := w.retry(context.Background(), func() error {
+		n++
+		if n < 3 {
+			return &pgconn.PgError{Code: "40P01"}
+		}
+		return nil
+	})
+	if retries != 2 || err != nil {
+		t.Errorf("two deadlocks then success: %d retries, %v", retries, err)
+	}
+	other := errors.New("boom")
+	if r, err := w.retry(context.Background(), func() error { return other }); r != 0 || err != other {
+		t.Errorf("non-retryable: %d retries, %v", r, err)
+	}
+	// A backoff drawn below an hour: cancellation must end it.
+	w.retryPolicy = RetryPolicy{BaseBackoff: time.Hour, MaxBackoff: time.Hour}.normalize()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r, err := w.retry(ctx, func() error { return &pgconn.PgError{Code: "40001"} })
+	if took := time.Since(start); took > 5*time.Second || r != 1 || !Retryable(err) {
+		t.Errorf("cancelled backoff: %d retries, %v after %v", r, err, took)
+	}
+}
