@@ -45,7 +45,7 @@ func targetsFrom(c *cli.Context) ([]remote.Target, *remote.SSHConfig, error) {
 		if targets, err = p.Targets(hostSelector(c)); err != nil {
 			return nil, nil, withExit(exitUsage, err)
 		}
-		*cfg = sshConfigFor(p)
+		*cfg = p.RemoteConfig()
 		if p.SSH.Concurrency > 0 && !c.IsSet("concurrency") {
 			_ = c.Set("concurrency", strconv.Itoa(p.SSH.Concurrency))
 		}

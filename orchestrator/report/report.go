@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/crud"
-	"github.com/benchrig/benchrig/orchestrator"
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/orchestrator/rundir"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
@@ -181,7 +182,7 @@ type TickPoint struct {
 }
 
 // Build reads a run directory.
-func Build(runDir string, p *orchestrator.Plan, st *orchestrator.State, version string) (*Report, error) {
+func Build(runDir string, p *plan.Plan, st *rundir.State, version string) (*Report, error) {
 	r := &Report{
 		Plan: p.Name, Flavor: p.Flavor, Description: p.Description, Benchrig: version, Created: st.Created,
 		TPCC: Params{Warehouses: p.TPCC.Warehouses, ActiveWarehouses: p.TPCC.ActiveWarehouses, Partitions: p.TPCC.Partitions,
@@ -206,7 +207,7 @@ func Build(runDir string, p *orchestrator.Plan, st *orchestrator.State, version 
 			t.Seconds = s.Finished.Sub(*s.Started).Seconds()
 		}
 		for _, h := range s.Hosts {
-			if h.Status == orchestrator.Failed {
+			if h.Status == rundir.Failed {
 				t.Failures++
 			}
 		}
@@ -226,14 +227,14 @@ func Build(runDir string, p *orchestrator.Plan, st *orchestrator.State, version 
 }
 
 // readResult merges the collected histogram files of every round.
-func (r *Report) readResult(runDir string, p *orchestrator.Plan, st *orchestrator.State) {
+func (r *Report) readResult(runDir string, p *plan.Plan, st *rundir.State) {
 	rounds := p.Rounds()
 	if p.TPCC.Search != nil {
 		// The values a search tried, in the order it tried them.
 		rounds = nil
 		for _, s := range st.Stages {
 			for _, pt := range s.Search {
-				rounds = append(rounds, orchestrator.Round{Label: orchestrator.SearchLabel(pt.Value), Flag: "active-warehouses", Value: pt.Value, Repeat: 1})
+				rounds = append(rounds, plan.Round{Label: plan.SearchLabel(pt.Value), Flag: "active-warehouses", Value: pt.Value, Repeat: 1})
 			}
 		}
 		sort.SliceStable(rounds, func(i, j int) bool { return rounds[i].Value < rounds[j].Value })
@@ -247,7 +248,7 @@ func (r *Report) readResult(runDir string, p *orchestrator.Plan, st *orchestrato
 		}
 		var files []string
 		for i, h := range p.Workload {
-			f := filepath.Join(runDir, "results", h.Name, orchestrator.HistogramFile(p, i, rd))
+			f := filepath.Join(runDir, "results", h.Name, plan.HistogramFile(p, i, rd))
 			if _, err := os.Stat(f); err == nil {
 				files = append(files, f)
 			}
@@ -273,7 +274,7 @@ func (r *Report) readResult(runDir string, p *orchestrator.Plan, st *orchestrato
 }
 
 // readCRUD takes the workload hosts' crud results.
-func (r *Report) readCRUD(runDir string, p *orchestrator.Plan) {
+func (r *Report) readCRUD(runDir string, p *plan.Plan) {
 	var all []crud.Result
 	for i, h := range p.Workload {
 		data, err := os.ReadFile(filepath.Join(runDir, "results", h.Name, fmt.Sprintf("crud%d.json", i+1)))
@@ -353,7 +354,7 @@ func (r *Report) merge(runDir string, w int, files []string) (*Result, []histogr
 }
 
 // summarize groups rounds by swept value.
-func (r *Report) summarize(p *orchestrator.Plan) {
+func (r *Report) summarize(p *plan.Plan) {
 	var order []int
 	groups := map[int][]RoundResult{}
 	for _, rd := range r.Rounds {
@@ -444,7 +445,7 @@ var (
 
 // readRunLogs takes each workload host's audit checks and start delay
 // from its run stage log.
-func (r *Report) readRunLogs(runDir string, p *orchestrator.Plan) {
+func (r *Report) readRunLogs(runDir string, p *plan.Plan) {
 	skew := &Skew{PerHost: map[string]float64{}}
 	for _, h := range p.Workload {
 		f, err := os.Open(filepath.Join(runDir, "logs", "run", h.Name+".log"))
@@ -522,7 +523,7 @@ func firstOutputLine(path, what, def string) string {
 
 // Write builds the report and writes report.json, report.md and the plots
 // into the run directory; it returns the report.md path.
-func Write(runDir string, p *orchestrator.Plan, st *orchestrator.State, version string) (string, error) {
+func Write(runDir string, p *plan.Plan, st *rundir.State, version string) (string, error) {
 	r, err := Build(runDir, p, st, version)
 	if err != nil {
 		return "", err

@@ -1,0 +1,62 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// expandPattern expands one range pattern: "node[01-03]" gives node01,
+// node02, node03 (the width of the lower bound is kept, as in pdsh and
+// Slurm host lists); "10.0.1.[11-13]" gives three addresses; "a[1,3,5-6]"
+// lists. Several bracket groups multiply, left to right. A string without
+// brackets expands to itself.
+func expandPattern(s string) ([]string, error) {
+	open := strings.IndexByte(s, '[')
+	if open < 0 {
+		if strings.IndexByte(s, ']') >= 0 {
+			return nil, fmt.Errorf("pattern %q: ']' without '['", s)
+		}
+		return []string{s}, nil
+	}
+	end := strings.IndexByte(s[open:], ']')
+	if end < 0 {
+		return nil, fmt.Errorf("pattern %q: '[' without ']'", s)
+	}
+	end += open
+	prefix, body, rest := s[:open], s[open+1:end], s[end+1:]
+	var items []string
+	for _, part := range strings.Split(body, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %q: %q is not a number", s, lo)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil {
+				return nil, fmt.Errorf("pattern %q: %q is not a number", s, hi)
+			}
+		}
+		if b < a {
+			return nil, fmt.Errorf("pattern %q: range %s runs backwards", s, part)
+		}
+		if b-a > 100000 {
+			return nil, fmt.Errorf("pattern %q: range %s is too large", s, part)
+		}
+		for i := a; i <= b; i++ {
+			items = append(items, fmt.Sprintf("%0*d", len(lo), i))
+		}
+	}
+	tails, err := expandPattern(rest)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(items)*len(tails))
+	for _, it := range items {
+		for _, t := range tails {
+			out = append(out, prefix+it+t)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,756 @@
+package plan
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/benchrig/benchrig/configs"
+)
+
+// The flavors.
+const (
+	Cockroach = "cockroach"
+	Postgres  = "postgres"
+)
+
+// StageNames lists every stage in the order they run.
+var StageNames = []string{
+	"preflight", "install", "start", "init", "configure", "import", "partition",
+	"swap", "allocate", "run", "collect", "merge",
+}
+
+var (
+	fioSize  = regexp.MustCompile(`^[0-9]+[KMG]?$`)
+	planName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	hexSHA   = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	envVar   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	// hostWord is a DNS name, an IPv4 address or a bracket-free IPv6
+	// address: what may stand in a URL, a --join list and a conf file.
+	hostWord = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$`)
+)
+
+// validate applies defaults, expands hosts and reports every problem.
+func validate(ps *problems, p *Plan) {
+	if p.Version != 1 {
+		ps.at(p.node(&p.Version), "version: want 1, got %d", p.Version)
+	}
+	if !planName.MatchString(p.Name) {
+		ps.at(p.nodeOr(&p.Name), "name: want letters, digits, '.', '_' or '-' (it names the run directory), got %q", p.Name)
+	}
+	switch p.Flavor {
+	case Cockroach, Postgres:
+	default:
+		ps.at(p.nodeOr(&p.Flavor), "flavor: want %q or %q, got %q", Cockroach, Postgres, p.Flavor)
+		return // defaults below depend on the flavor
+	}
+	if p.SSH.Config != "" {
+		p.SSH.Config = p.resolve(p.SSH.Config)
+	}
+	if p.SSH.IdentityFile != "" {
+		p.SSH.IdentityFile = p.resolve(p.SSH.IdentityFile)
+	}
+	if p.SSH.KnownHosts != "" {
+		p.SSH.KnownHosts = p.resolve(p.SSH.KnownHosts)
+	}
+	if p.SSH.Port == 0 {
+		p.SSH.Port = 22
+	}
+	if p.SSH.Port < 0 || p.SSH.Port > 65535 {
+		ps.at(p.node(&p.SSH.Port), "ssh.port: %d is not a port", p.SSH.Port)
+	}
+	if p.SSH.Concurrency == 0 {
+		// sshd's MaxStartups 10:30:100 starts dropping unauthenticated
+		// connections past 10; a bastion shares that budget.
+		p.SSH.Concurrency = 8
+	}
+	if p.SSH.Concurrency < 0 {
+		ps.at(p.node(&p.SSH.Concurrency), "ssh.concurrency: must be positive")
+	}
+
+	before := len(ps.list)
+	p.Nodes = expandHosts(ps, p, p.NodeGroups, "nodes", true)
+	p.Workload = expandHosts(ps, p, p.WorkGroups, "workload", false)
+	if len(p.NodeGroups) == 0 {
+		ps.at(p.nodeOr(&p.NodeGroups), "nodes: the plan has no database nodes")
+	}
+	hostsOK := len(ps.list) == before
+	if hostsOK {
+		// Uniqueness and racks are only worth checking on hosts that
+		// expanded cleanly; otherwise they restate the problem above.
+		checkUnique(ps, p)
+		hostsOK = checkRacks(ps, p)
+	}
+	p.hostsOK = hostsOK
+	validateBinaries(ps, p)
+	validateSettings(ps, p)
+	validateLicense(ps, p)
+	switch p.Benchmark {
+	case "", "tpcc":
+		p.Benchmark = "tpcc"
+		validateTPCC(ps, p)
+	case "crud":
+		validateCRUD(ps, p)
+	default:
+		ps.at(p.node(&p.Benchmark), "benchmark: want tpcc or crud, got %q", p.Benchmark)
+	}
+	validateStages(ps, p)
+	p.Preflight.defaults()
+	if !fioSize.MatchString(p.Preflight.FioSize) {
+		ps.at(p.node(&p.Preflight.FioSize), "preflight.fio_size: want a size such as 256M or 1G (0 skips the disk benchmark), got %q", p.Preflight.FioSize)
+	}
+	assignPartitions(ps, p)
+}
+
+// nodeOr is node, falling back to the document's first line when the
+// field was absent (its problem is then "missing").
+func (p *Plan) nodeOr(field any) *yaml.Node {
+	if n := p.node(field); n != nil {
+		return n
+	}
+	return &yaml.Node{Line: 1, Column: 1}
+}
+
+// expandHosts turns host specs into hosts, applying defaults.
+func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode bool) []Host {
+	var hosts []Host
+	for si := range specs {
+		s := &specs[si]
+		at := fmt.Sprintf("%s[%d]", where, si)
+		if s.Name == "" {
+			ps.at(p.nodeOr(s), "%s.name: missing", at)
+			continue
+		}
+		fields := []struct {
+			name string
+			val  *string
+		}{
+			{"name", &s.Name}, {"ssh", &s.SSH}, {"addr", &s.Addr}, {"port", &s.Port}, {"user", &s.User},
+			{"rack", &s.Rack}, {"sql_port", &s.SQLPort}, {"http_port", &s.HTTPPort},
+			{"store", &s.Store}, {"dir", &s.Dir},
+		}
+		for _, f := range fields {
+			// These end up in quoted conf-file values and URLs as well as
+			// in argv; a quote or control character has no business there.
+			if strings.ContainsAny(*f.val, "'\"\n\r\x00") {
+				ps.at(p.node(f.val), "%s.%s: %q holds a quote or control character", at, f.name, *f.val)
+			}
+		}
+		vals := make([][]string, len(fields))
+		count := 1
+		ok := true
+		for i, f := range fields {
+			if *f.val == "" {
+				continue
+			}
+			v, err := expandPattern(*f.val)
+			if err != nil {
+				ps.at(p.node(f.val), "%s.%s: %v", at, f.name, err)
+				ok = false
+				continue
+			}
+			vals[i] = v
+			if len(v) > 1 {
+				if count > 1 && len(v) != count {
+					ps.at(p.node(f.val), "%s.%s: expands to %d values but name expands to %d", at, f.name, len(v), count)
+					ok = false
+				}
+				count = max(count, len(v))
+			}
+		}
+		if len(vals[0]) != count && len(vals[0]) == 1 && count > 1 {
+			ps.at(p.node(&s.Name), "%s.name: %q names one host but other fields expand to %d; give the name a range such as %s[1-%d]", at, s.Name, count, s.Name, count)
+			ok = false
+		}
+		if !ok {
+			continue
+		}
+		get := func(i, k int) string {
+			switch len(vals[i]) {
+			case 0:
+				return ""
+			case 1:
+				return vals[i][0]
+			}
+			return vals[i][k]
+		}
+		if s.Racks < 0 || (s.Racks > 0 && s.Rack != "") {
+			ps.at(p.node(&s.Racks), "%s.racks: give either rack or a positive racks, not both", at)
+		}
+		if s.Racks > count {
+			ps.at(p.node(&s.Racks), "%s.racks: %d racks for %d hosts leaves racks empty", at, s.Racks, count)
+		}
+		if len(s.Partitions) > 0 && (isNode || count != 1) {
+			ps.at(p.node(&s.Partitions), "%s.partitions: only a single workload host can pin partitions", at)
+		}
+		badWord := map[*string]bool{}
+		for k := 0; k < count; k++ {
+			h := Host{
+				Name:  get(0, k),
+				SSH:   get(1, k),
+				Addr:  get(2, k),
+				User:  get(4, k),
+				Store: get(8, k),
+				Dir:   get(9, k),
+				Rack:  -1,
+				spec:  s,
+			}
+			if h.SSH == "" {
+				h.SSH = h.Name
+			}
+			for _, f := range []struct {
+				field     *string
+				val, what string
+			}{
+				{&s.Name, h.Name, "name"}, {&s.SSH, h.SSH, "ssh"}, {&s.Addr, h.Addr, "addr"},
+			} {
+				if f.val != "" && !hostWord.MatchString(f.val) && !badWord[f.field] {
+					badWord[f.field] = true // once per field, not per host
+					ps.at(p.node(f.field), "%s.%s: %q is not a host name or address", at, f.what, f.val)
+				}
+			}
+			if h.Addr == "" {
+				h.Addr = h.SSH
+			}
+			if h.User == "" {
+				h.User = p.SSH.User
+			}
+			if h.Dir == "" {
+				h.Dir = "benchrig"
+			}
+			h.Port = p.SSH.Port
+			h.Port = portField(ps, p, &s.Port, get(3, k), at+".port", h.Port)
+			if r := get(5, k); r != "" {
+				n, err := strconv.Atoi(r)
+				if err != nil || n < 0 {
+					ps.at(p.node(&s.Rack), "%s.rack: %q is not a rack number", at, r)
+				}
+				h.Rack = n
+			}
+			if s.Racks > 0 {
+				h.Rack = k * s.Racks / count
+			}
+			if isNode {
+				defSQL, defHTTP := 26257, 8080
+				if p.Flavor == Postgres {
+					defSQL, defHTTP = 5432, 0
+				}
+				h.ListenSet = s.SQLPort != "" || s.HTTPPort != ""
+				h.SQLPort = portField(ps, p, &s.SQLPort, get(6, k), at+".sql_port", defSQL)
+				h.HTTPPort = portField(ps, p, &s.HTTPPort, get(7, k), at+".http_port", defHTTP)
+				if h.Store == "" && p.Flavor == Postgres {
+					h.Store = h.Dir + "/pgdata"
+				}
+			} else {
+				h.Partitions = s.Partitions
+				h.Pinned = len(s.Partitions) > 0
+				if s.SQLPort != "" || s.HTTPPort != "" || s.Store != "" || s.Rack != "" || s.Racks != 0 {
+					ps.at(p.nodeOr(s), "%s: sql_port, http_port, store and rack are for database nodes", at)
+				}
+			}
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
+}
+
+func portField(ps *problems, p *Plan, field *string, v, where string, def int) int {
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 || n > 65535 {
+		ps.at(p.node(field), "%s: %q is not a port", where, v)
+		return def
+	}
+	return n
+}
+
+func checkUnique(ps *problems, p *Plan) {
+	names := map[string]bool{}
+	listen := map[string]string{}
+	for _, h := range append(append([]Host(nil), p.Nodes...), p.Workload...) {
+		if names[h.Name] {
+			ps.at(p.nodeOr(&h.spec.Name), "host %s: the name is used twice", h.Name)
+		}
+		names[h.Name] = true
+	}
+	for _, h := range p.Nodes {
+		key := fmt.Sprintf("%s:%d", h.Addr, h.SQLPort)
+		if other, dup := listen[key]; dup {
+			ps.at(p.nodeOr(&h.spec.Name), "host %s: address %s is also node %s's (give distinct addr or sql_port)", h.Name, key, other)
+		}
+		listen[key] = h.Name
+		if dir := h.SSH + ":" + h.Dir; p.Flavor == Postgres {
+			if other, dup := listen[dir]; dup {
+				ps.at(p.nodeOr(&h.spec.Dir), "host %s: work directory %s is also node %s's", h.Name, h.Dir, other)
+			}
+			listen[dir] = h.Name
+		}
+	}
+}
+
+// checkRacks: either no node has a rack, or all have, and racks 0..R-1
+// each hold at least one node.
+func checkRacks(ps *problems, p *Plan) bool {
+	before := len(ps.list)
+	withRack := 0
+	count := map[int]int{}
+	maxRack := -1
+	for _, h := range p.Nodes {
+		if h.Rack >= 0 {
+			withRack++
+			count[h.Rack]++
+			maxRack = max(maxRack, h.Rack)
+		}
+	}
+	if withRack == 0 {
+		return true
+	}
+	if withRack != len(p.Nodes) {
+		ps.at(p.nodeOr(&p.NodeGroups), "nodes: %d of %d nodes have a rack; give every node one or none", withRack, len(p.Nodes))
+	}
+	var empty []string
+	for r := 0; r <= maxRack; r++ {
+		if count[r] == 0 {
+			empty = append(empty, strconv.Itoa(r))
+		}
+	}
+	if len(empty) > 0 {
+		ps.at(p.nodeOr(&p.NodeGroups), "nodes: racks must be numbered 0..%d without gaps; rack %s has no node", maxRack, strings.Join(empty, ", "))
+	}
+	return len(ps.list) == before
+}
+
+// Racks is the number of racks (0 when nodes have no locality).
+func (p *Plan) Racks() int {
+	n := 0
+	for _, h := range p.Nodes {
+		n = max(n, h.Rack+1)
+	}
+	return n
+}
+
+func validateBinaries(ps *problems, p *Plan) {
+	b := &p.Binaries
+	if p.Flavor == Cockroach && b.InstallPath == "" {
+		b.InstallPath = "/usr/local/bin/cockroach"
+	}
+	checkBinary(ps, p, &b.Database, "binaries.database", p.Flavor == Postgres)
+	if p.Flavor == Postgres && b.Database.Host == "" {
+		ps.at(p.nodeOr(&b.Database), "binaries.database: the postgres flavor uses the programs on the hosts: give host: /usr/lib/postgresql/VERSION/bin")
+	}
+	if p.Flavor == Postgres && b.Swap != nil && b.Swap.Host == "" {
+		ps.at(p.nodeOr(b.Swap), "binaries.swap: the postgres flavor swaps to programs on the hosts: give host: DIRECTORY")
+	}
+	if b.Swap != nil {
+		checkBinary(ps, p, b.Swap, "binaries.swap", p.Flavor == Postgres)
+	}
+	if b.Driver != nil {
+		checkBinary(ps, p, b.Driver, "binaries.driver", false)
+	}
+}
+
+func checkBinary(ps *problems, p *Plan, b *Binary, where string, hostOK bool) {
+	set := 0
+	for _, s := range []string{b.Path, b.URL, b.Host} {
+		if s != "" {
+			set++
+		}
+	}
+	n := p.nodeOr(b)
+	switch {
+	case set == 0:
+		ps.at(n, "%s: give path (a local file), url (with sha256)%s", where, map[bool]string{true: " or host (a directory already on the hosts)"}[hostOK])
+		return
+	case set > 1:
+		ps.at(n, "%s: give only one of path, url and host", where)
+		return
+	}
+	if b.SHA256 != "" && !hexSHA.MatchString(b.SHA256) {
+		ps.at(p.node(&b.SHA256), "%s.sha256: want 64 lowercase hex digits", where)
+	}
+	switch {
+	case b.Path != "":
+		b.Path = p.resolve(b.Path)
+		if _, err := os.Stat(b.Path); err != nil {
+			ps.at(p.node(&b.Path), "%s.path: %v", where, err)
+		}
+	case b.URL != "":
+		if !strings.HasPrefix(b.URL, "https://") && !strings.HasPrefix(b.URL, "http://") {
+			ps.at(p.node(&b.URL), "%s.url: want an http(s) URL, got %q", where, b.URL)
+		}
+		if b.SHA256 == "" {
+			ps.at(p.node(&b.URL), "%s: a url needs sha256, so every host can verify what it downloaded", where)
+		}
+		if b.Member == "" && isArchive(b.URL) {
+			ps.at(p.node(&b.URL), "%s: the url is an archive; name the file to install with member", where)
+		}
+	case b.Host != "":
+		if !hostOK {
+			ps.at(p.node(&b.Host), "%s.host: only the postgres flavor can use programs already on the hosts", where)
+		}
+		if !strings.HasPrefix(b.Host, "/") {
+			ps.at(p.node(&b.Host), "%s.host: want an absolute path, got %q", where, b.Host)
+		}
+	}
+	if b.Member != "" && !isArchive(b.URL) {
+		ps.at(p.node(&b.Member), "%s.member: only for .tgz/.tar.gz urls", where)
+	}
+}
+
+func isArchive(url string) bool {
+	return strings.HasSuffix(url, ".tgz") || strings.HasSuffix(url, ".tar.gz")
+}
+
+// resolve makes a plan-relative path absolute ("~/" is the user's home).
+func (p *Plan) resolve(path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(p.Dir, path)
+}
+
+func validateSettings(ps *problems, p *Plan) {
+	s := &p.Settings
+	if s.Preset != "" {
+		preset, err := configs.Preset(s.Preset)
+		if err != nil {
+			ps.at(p.node(&s.Preset), "settings.preset: %v", err)
+		} else {
+			if preset.Flavor != p.Flavor {
+				ps.at(p.node(&s.Preset), "settings.preset: %s is for the %s flavor, the plan is %s", s.Preset, preset.Flavor, p.Flavor)
+			}
+			for _, kv := range preset.Settings {
+				s.ordered = append(s.ordered, Setting{Name: kv.Name, Value: kv.Value})
+			}
+			if s.ImportReplicas == 0 {
+				s.ImportReplicas = preset.ImportReplicas
+			}
+			if s.Replicas == 0 {
+				s.Replicas = preset.Replicas
+			}
+		}
+	}
+	if s.Cluster.Kind != 0 {
+		if s.Cluster.Kind != yaml.MappingNode {
+			ps.at(&s.Cluster, "settings.cluster: want a mapping of setting: value")
+		} else {
+			for i := 0; i+1 < len(s.Cluster.Content); i += 2 {
+				k, v := s.Cluster.Content[i], s.Cluster.Content[i+1]
+				if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+					ps.at(v, "settings.cluster.%s: want a single value", k.Value)
+					continue
+				}
+				if !settingName.MatchString(k.Value) {
+					ps.at(k, "settings.cluster: %q is not a setting name", k.Value)
+					continue
+				}
+				s.set(k.Value, v.Value)
+			}
+		}
+	}
+	if s.ImportReplicas < 0 || s.Replicas < 0 {
+		ps.at(p.nodeOr(s), "settings: replica counts must be positive")
+	}
+	if s.ImportReplicas > 0 && s.Replicas == 0 {
+		s.Replicas = 3
+	}
+	if p.Flavor == Postgres && (s.ImportReplicas > 0 || p.node(&s.Replicas) != nil) {
+		ps.at(p.nodeOr(s), "settings: import_replicas and replicas are cockroach zone settings; postgres replicas are the nodes after the first")
+	}
+}
+
+// settingName is what a cluster setting or GUC name may look like; it is
+// also what keeps a name from smuggling SQL into SET statements.
+var settingName = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`)
+
+// set adds or overrides a setting, keeping first-seen order.
+func (s *Settings) set(name, value string) {
+	for i := range s.ordered {
+		if s.ordered[i].Name == name {
+			s.ordered[i].Value = value
+			return
+		}
+	}
+	s.ordered = append(s.ordered, Setting{Name: name, Value: value})
+}
+
+// Ordered returns the settings in the order they are applied: the preset's,
+// then the plan's (a plan value overrides the preset's in place).
+func (s *Settings) Ordered() []Setting { return s.ordered }
+
+func validateLicense(ps *problems, p *Plan) {
+	l := p.License
+	if l == nil {
+		return
+	}
+	n := p.nodeOr(l)
+	if l.Key == nil {
+		ps.at(n, "license.key: missing: give env: VAR or file: PATH")
+		return
+	}
+	k := l.Key
+	if k.Value != "" {
+		ps.at(p.node(&k.Value), "license.key.value: a licence key is a secret and is never written in a plan; give env: VAR or file: PATH")
+	}
+	switch {
+	case k.Env != "" && k.File != "":
+		ps.at(p.nodeOr(k), "license.key: give env or file, not both")
+	case k.Env != "":
+		if !envVar.MatchString(k.Env) {
+			ps.at(p.node(&k.Env), "license.key.env: %q is not an environment variable name", k.Env)
+		}
+	case k.File != "":
+		k.File = p.resolve(k.File)
+	case k.Value == "":
+		ps.at(p.nodeOr(k), "license.key: give env: VAR or file: PATH")
+	}
+	if l.Organization == "" && p.Flavor == Cockroach {
+		ps.at(n, "license.organization: missing (CockroachDB checks the key against it)")
+	}
+}
+
+func validateTPCC(ps *problems, p *Plan) {
+	t := &p.TPCC
+	if t.Warehouses <= 0 {
+		ps.at(p.nodeOr(&t.Warehouses), "tpcc.warehouses: want a positive number of warehouses")
+	}
+	if t.ActiveWarehouses != 0 && (t.ActiveWarehouses < 0 || t.ActiveWarehouses > t.Warehouses) {
+		ps.at(p.node(&t.ActiveWarehouses), "tpcc.active_warehouses: %d is outside 1..%d", t.ActiveWarehouses, t.Warehouses)
+	}
+	if t.Partitions < 0 {
+		ps.at(p.node(&t.Partitions), "tpcc.partitions: must not be negative")
+	}
+	if t.Partitions > t.Warehouses && t.Warehouses > 0 {
+		ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions for %d warehouses (need warehouses >= partitions)", t.Partitions, t.Warehouses)
+	}
+	if racks := p.Racks(); t.Partitions > 0 && p.Flavor == Cockroach && p.hostsOK {
+		switch {
+		case racks == 0:
+			ps.at(p.node(&t.Partitions), "tpcc.partitions: partitions are pinned to racks, but no node has a rack")
+		case t.Partitions != racks:
+			ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions for %d racks; partition i is pinned to rack i, so they must match", t.Partitions, racks)
+		}
+	}
+	if t.Ulimit < 0 {
+		ps.at(p.node(&t.Ulimit), "tpcc.ulimit: must be positive")
+	}
+	if t.Wait != "" {
+		if _, err := strconv.ParseFloat(t.Wait, 64); err != nil && t.Wait != "true" && t.Wait != "false" {
+			ps.at(p.node(&t.Wait), "tpcc.wait: want true, false or a factor such as 0.5, got %q", t.Wait)
+		}
+	}
+	if t.Database == "" {
+		t.Database = "tpcc"
+	}
+	if !planName.MatchString(t.Database) {
+		ps.at(p.node(&t.Database), "tpcc.database: %q is not a plain database name", t.Database)
+	}
+	if t.Histograms == "" {
+		t.Histograms = "workload{n}.histogram.ndjson"
+	}
+	if strings.ContainsAny(t.Histograms, "/") || !strings.Contains(t.Histograms, "{n}") {
+		ps.at(p.node(&t.Histograms), "tpcc.histograms: want a file name with {n} for the host number, e.g. workload{n}.histogram.ndjson")
+	}
+	if t.Repeat < 0 || t.Repeat > 100 {
+		ps.at(p.node(&t.Repeat), "tpcc.repeat: want 1..100 runs, got %d", t.Repeat)
+	}
+	if sw := t.Sweep; sw != nil {
+		switch sw.Flag {
+		case "workers":
+			if t.Wait != "false" && t.Wait != "0" {
+				ps.at(p.node(&sw.Flag), "tpcc.sweep: workers are swept in no-wait mode; set tpcc.wait: \"false\"")
+			}
+		case "active-warehouses":
+		default:
+			ps.at(p.nodeOr(&sw.Flag), "tpcc.sweep.flag: want workers or active-warehouses, got %q", sw.Flag)
+		}
+		if len(sw.Values) == 0 {
+			ps.at(p.nodeOr(sw), "tpcc.sweep.values: list the values to run")
+		}
+		seen := map[int]bool{}
+		for _, v := range sw.Values {
+			switch {
+			case v <= 0:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is not positive", v)
+			case seen[v]:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is listed twice", v)
+			case sw.Flag == "active-warehouses" && v > t.Warehouses:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d active warehouses of %d", v, t.Warehouses)
+			}
+			seen[v] = true
+		}
+	}
+	if sr := t.Search; sr != nil {
+		switch {
+		case t.Sweep != nil || t.Repeat > 1:
+			ps.at(p.nodeOr(sr), "tpcc.search: a search is its own series of runs; drop sweep and repeat")
+		case sr.Min < 1 || sr.Max > t.Warehouses || sr.Min > sr.Max:
+			ps.at(p.nodeOr(sr), "tpcc.search: want 1 <= min <= max <= warehouses (%d), got %d..%d", t.Warehouses, sr.Min, sr.Max)
+		case sr.Resolution < 0:
+			ps.at(p.node(&sr.Resolution), "tpcc.search.resolution: must be positive")
+		}
+	}
+	if t.PartitionRun == 0 {
+		t.PartitionRun = Duration(60e9)
+	}
+}
+
+// validateCRUD applies the seed's defaults (100 goroutines × 400
+// records, 10 selects, 300 select-many) and checks the stages fit.
+func validateCRUD(ps *problems, p *Plan) {
+	c := &p.CRUD
+	def := func(v *int, d int, name string) {
+		switch {
+		case *v == 0:
+			*v = d
+		case *v < 0:
+			ps.at(p.node(v), "crud.%s: must be positive", name)
+		}
+	}
+	def(&c.Goroutines, 100, "goroutines")
+	def(&c.Records, 400, "records")
+	def(&c.SelectRepeat, 10, "select_repeat")
+	def(&c.ManyRepeat, 300, "many_repeat")
+	if c.Table == "" {
+		c.Table = "crud_bench"
+	}
+	if !settingName.MatchString(c.Table) {
+		ps.at(p.node(&c.Table), "crud.table: %q is not a plain table name", c.Table)
+	}
+	if p.TPCC.Database == "" {
+		p.TPCC.Database = "tpcc"
+	}
+	if p.TPCC.Warehouses == 0 {
+		p.TPCC.Warehouses = 1 // unused; keeps the tpcc-shaped code paths sane
+	}
+	for i, s := range p.Stages {
+		switch s {
+		case "import", "partition", "allocate":
+			ps.at(p.nodeOr(&p.Stages).Content[min(i, len(p.nodeOr(&p.Stages).Content)-1)], "stages: %s is a TPC-C stage; benchmark: crud runs preflight, install, start, init, configure, swap, run, collect, merge", s)
+		}
+	}
+}
+
+func validateStages(ps *problems, p *Plan) {
+	n := p.nodeOr(&p.Stages)
+	if len(p.Stages) == 0 {
+		ps.at(n, "stages: list the stages to run, in order (%s)", strings.Join(StageNames, ", "))
+		return
+	}
+	last := -1
+	seen := map[string]bool{}
+	for i, s := range p.Stages {
+		idx := slices.Index(StageNames, s)
+		at := n
+		if i < len(n.Content) {
+			at = n.Content[i]
+		}
+		switch {
+		case idx < 0:
+			ps.at(at, "stages[%d]: unknown stage %q%s", i, s, suggest(s, StageNames))
+			continue
+		case seen[s]:
+			ps.at(at, "stages[%d]: %s is listed twice", i, s)
+			continue
+		case idx < last:
+			ps.at(at, "stages[%d]: %s must come before %s (stages run in the order %s)", i, s, StageNames[last], strings.Join(StageNames, ", "))
+		}
+		seen[s] = true
+		last = max(last, idx)
+		switch s {
+		case "partition":
+			if p.TPCC.Partitions == 0 {
+				ps.at(at, "stages: partition needs tpcc.partitions")
+			}
+		case "swap":
+			if p.Binaries.Swap == nil {
+				ps.at(at, "stages: swap needs binaries.swap")
+			}
+		case "allocate":
+			if p.TPCC.AllocateRamp == 0 {
+				ps.at(at, "stages: allocate needs tpcc.allocate_ramp")
+			}
+		case "run":
+			if p.TPCC.Duration == 0 && p.Benchmark != "crud" {
+				ps.at(p.nodeOr(&p.TPCC), "stages: run needs tpcc.duration")
+			}
+		case "configure":
+			if p.License != nil && p.License.Key != nil && p.License.Key.Env != "" {
+				// Checked at run time, not here: a dry-run must work
+				// without the secret present.
+			}
+		}
+		if (s == "import" || s == "run" || s == "allocate" || s == "partition") && len(p.Workload) == 0 {
+			ps.at(at, "stages: %s runs on workload hosts, but the plan has none", s)
+		}
+	}
+}
+
+// assignPartitions gives each workload host its partitions: those pinned
+// in the plan, and otherwise partition p to host p mod N (the 100k
+// recipe's 0,5,10,15,20,25 for host 0 of 5). Every partition must end up
+// on exactly one host.
+func assignPartitions(ps *problems, p *Plan) {
+	P := p.TPCC.Partitions
+	if P == 0 || len(p.Workload) == 0 {
+		for i := range p.Workload {
+			if len(p.Workload[i].Partitions) > 0 {
+				ps.at(p.node(&p.Workload[i].spec.Partitions), "workload host %s: partitions given but tpcc.partitions is not set", p.Workload[i].Name)
+			}
+		}
+		return
+	}
+	owner := make([]string, P)
+	pinned := false
+	for _, h := range p.Workload {
+		if len(h.Partitions) > 0 {
+			pinned = true
+		}
+	}
+	for i := range p.Workload {
+		h := &p.Workload[i]
+		if !pinned {
+			for part := i; part < P; part += len(p.Workload) {
+				h.Partitions = append(h.Partitions, part)
+			}
+		}
+		for _, part := range h.Partitions {
+			at := p.node(&h.spec.Partitions)
+			switch {
+			case part < 0 || part >= P:
+				ps.at(at, "workload host %s: partition %d is outside 0..%d", h.Name, part, P-1)
+			case owner[part] != "":
+				ps.at(at, "workload host %s: partition %d is also assigned to %s", h.Name, part, owner[part])
+			default:
+				owner[part] = h.Name
+			}
+		}
+	}
+	var missing []string
+	for part, o := range owner {
+		if o == "" {
+			missing = append(missing, strconv.Itoa(part))
+		}
+	}
+	if len(missing) > 0 {
+		ps.at(p.nodeOr(&p.WorkGroups), "workload: partition%s %s assigned to no workload host", map[bool]string{true: "s", false: ""}[len(missing) > 1], strings.Join(missing, ", ")+map[bool]string{true: " are", false: " is"}[len(missing) > 1])
+	}
+	for _, h := range p.Workload {
+		if len(h.Partitions) == 0 && pinned {
+			ps.at(p.node(&h.spec.Name), "workload host %s: drives no partition", h.Name)
+		}
+	}
+}
