@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/benchrig/benchrig/remote"
 )
@@ -44,6 +43,10 @@ func Compile(p *plan.Plan, opt Options) ([]Stage, error) {
 		return nil, fmt.Errorf("flavor %q: not compiled", p.Flavor)
 	}
 	c := &compiler{p: p, f: f, opt: opt}
+	w, err := workloadFor(c)
+	if err != nil {
+		return nil, err
+	}
 	var stages []Stage
 	for _, name := range names {
 		st := Stage{Name: name}
@@ -59,29 +62,22 @@ func Compile(p *plan.Plan, opt Options) ([]Stage, error) {
 		case "configure":
 			f.configure(&st)
 		case "import":
-			c.importData(&st)
+			w.Load(&st)
 		case "partition":
 			f.partition(&st, c)
 		case "swap":
 			st.Serial = true
 			f.swap(&st)
 		case "allocate":
-			c.tpccRun(&st, "allocate", p.TPCC.AllocateRamp, plan.Duration(time.Millisecond), false)
+			w.Allocate(&st)
 		case "run":
-			switch {
-			case p.Benchmark == "crud":
-				c.crudRun(&st)
-			case p.TPCC.Search != nil:
-				if err := c.searchRun(&st); err != nil {
-					return nil, err
-				}
-			default:
-				c.tpccRun(&st, "run", p.TPCC.Ramp, p.TPCC.Duration, true)
+			if err := w.Run(&st); err != nil {
+				return nil, err
 			}
 		case "collect":
-			c.collect(&st)
+			w.Collect(&st)
 		case "merge":
-			c.merge(&st)
+			w.Merge(&st)
 		}
 		stages = append(stages, st)
 	}
@@ -227,130 +223,6 @@ func installBinary(h plan.Host, b plan.Binary, dest string, sudo bool) []Step {
 		Transfer: remote.Transfer{Local: b.Path, Remote: dest, Mode: 0o755, SHA256: b.SHA256}}}
 }
 
-// importData creates the schema from the first workload host, then loads
-// the warehouses: from that host, or split across all workload hosts by
-// warehouse range when tpcc.split_load is set.
-func (c *compiler) importData(st *Stage) {
-	p := c.p
-	first := p.Workload[0]
-	urls := c.f.urls()
-	initArgs := append([]string{"./benchrig", "tpcc", "init", "--warehouses", strconv.Itoa(p.TPCC.Warehouses)}, c.f.initFlags()...)
-	st.add(Step{Host: first.Name, Kind: Exec, What: "create the TPC-C schema",
-		Cmd: remote.Cmd{Dir: first.Dir, Args: append(initArgs, urls[0])}})
-	st.then()
-	loaders := p.Workload[:1]
-	if p.TPCC.SplitLoad {
-		loaders = p.Workload
-	}
-	W := p.TPCC.Warehouses
-	for i, h := range loaders {
-		from, to := i*W/len(loaders)+1, (i+1)*W/len(loaders)
-		if from > to {
-			continue
-		}
-		args := []string{"./benchrig", "tpcc", "load", "--warehouses", strconv.Itoa(W)}
-		if len(loaders) > 1 {
-			args = append(args, "--from", strconv.Itoa(from), "--to", strconv.Itoa(to))
-		}
-		if p.TPCC.LoadConcurrency > 0 {
-			args = append(args, "--concurrency", strconv.Itoa(p.TPCC.LoadConcurrency))
-		}
-		args = append(args, urls[i%len(urls)])
-		st.add(Step{Host: h.Name, Kind: Job, What: fmt.Sprintf("load warehouses %d-%d", from, to),
-			JobName: "import", JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: args}})
-	}
-}
-
-// tpccRun runs `benchrig tpcc run` on every workload host with its
-// partitions. allocate (the 100k recipe's long ramp with a 1ms duration)
-// and run differ in timing and in writing histograms.
-func (c *compiler) tpccRun(st *Stage, what string, ramp, duration plan.Duration, histograms bool) {
-	p := c.p
-	rounds := []plan.Round{{}}
-	if histograms {
-		rounds = p.Rounds()
-	}
-	for _, rd := range rounds {
-		c.runRound(st, what, ramp, duration, histograms, rd)
-		st.then()
-	}
-}
-
-// runRound adds one measured run (or the allocation) on every workload
-// host, at one instant.
-func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration, histograms bool, rd plan.Round) {
-	p := c.p
-	if histograms {
-		// Before the common start instant is chosen: every host is
-		// connected, and its clock is compared with this machine's.
-		for _, h := range p.Workload {
-			st.add(clockProbe(h.Name))
-		}
-		st.then()
-	}
-	for i, h := range p.Workload {
-		args := []string{"./benchrig", "tpcc", "run"}
-		if p.TPCC.Partitions > 0 {
-			args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
-		}
-		args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses))
-		if a := rd.ActiveWarehouses(p); rd.Flag == "active-warehouses" || a != p.TPCC.Warehouses || p.TPCC.ActiveWarehouses > 0 {
-			active := strconv.Itoa(a)
-			if c.template {
-				active = SearchValue
-			}
-			args = append(args, "--active-warehouses", active)
-		}
-		if p.TPCC.Partitions > 0 && len(p.Workload) > 1 || h.Pinned {
-			args = append(args, "--partition-affinity", joinInts(h.Partitions))
-		}
-		args = append(args, "--ramp", ramp.String(), "--duration", duration.String())
-		if p.TPCC.Wait != "" {
-			args = append(args, "--wait="+p.TPCC.Wait)
-		}
-		if w := rd.Workers(p); w > 0 {
-			args = append(args, "--workers", strconv.Itoa(w))
-		}
-		if p.TPCC.Conns > 0 {
-			args = append(args, "--conns", strconv.Itoa(p.TPCC.Conns))
-		}
-		if histograms {
-			args = append(args, "--histograms", plan.HistogramFile(p, i, rd))
-		}
-		args = append(args, p.TPCC.Extra...)
-		urls := c.f.runURLs(h)
-		args = append(args, urls...)
-		name := what
-		if rd.Label != "" {
-			name += "-" + rd.Label
-		}
-		st.add(Step{Host: h.Name, Kind: Job, What: strings.TrimSpace(what + " TPC-C " + rd.Label), Positional: len(urls), CheckExit: tpccCheckExit,
-			JobName: name, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
-			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
-	}
-
-}
-
-// crudRun runs the seed's CRUD benchmark on every workload host at the
-// same time, each on its own key range of the shared table.
-func (c *compiler) crudRun(st *Stage) {
-	p, cr := c.p, c.p.CRUD
-	for i, h := range p.Workload {
-		args := []string{"./benchrig", "crud",
-			"--goroutines", strconv.Itoa(cr.Goroutines), "--records", strconv.Itoa(cr.Records),
-			"--select-repeat", strconv.Itoa(cr.SelectRepeat), "--many-repeat", strconv.Itoa(cr.ManyRepeat),
-			"--table", cr.Table, "--key-offset", strconv.Itoa(i * cr.Goroutines * cr.Records),
-			"--label", h.Name, "--json", crudFile(i)}
-		urls := c.f.urls()
-		args = append(args, urls...)
-		st.add(Step{Host: h.Name, Kind: Job, What: "run crud", Positional: len(urls), CheckExit: tpccCheckExit,
-			JobName: "crud", JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
-	}
-}
-
-// crudFile is workload host i's crud result file.
-func crudFile(i int) string { return fmt.Sprintf("crud%d.json", i+1) }
-
 // tpccCheckExit is `benchrig tpcc run`'s exit status for a run that
 // finished but failed an audit check.
 const tpccCheckExit = 30
@@ -366,55 +238,6 @@ func withUlimit(n int, args []string) []string {
 }
 
 const ulimitScript = `ulimit -n "$1" && shift && exec "$@"`
-
-// collect downloads each workload host's histogram file into the run
-// directory's results/ folder.
-func (c *compiler) collect(st *Stage) {
-	if c.p.TPCC.Search != nil {
-		st.Notes = append(st.Notes, "the search collected each iteration's histograms")
-		return
-	}
-	if c.p.Benchmark == "crud" {
-		for i, h := range c.p.Workload {
-			f := crudFile(i)
-			st.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
-				Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
-		}
-		return
-	}
-	for _, rd := range c.p.Rounds() {
-		for i, h := range c.p.Workload {
-			f := plan.HistogramFile(c.p, i, rd)
-			st.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
-				Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
-		}
-	}
-}
-
-// merge combines the collected histograms on this machine, as the
-// recipe's `workload debug tpcc-merge-results`.
-func (c *compiler) merge(st *Stage) {
-	if c.p.TPCC.Search != nil {
-		st.Notes = append(st.Notes, "the search merged and checked each iteration")
-		return
-	}
-	if c.p.Benchmark == "crud" {
-		args := []string{"benchrig", "crud", "merge"}
-		for i, h := range c.p.Workload {
-			args = append(args, "results/"+h.Name+"/"+crudFile(i))
-		}
-		st.add(Step{Host: LocalHost, Kind: Local, What: "merge crud results", Cmd: remote.Cmd{Args: args}})
-		return
-	}
-	for _, rd := range c.p.Rounds() {
-		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.ActiveWarehouses(c.p))}
-		for i, h := range c.p.Workload {
-			args = append(args, "results/"+h.Name+"/"+plan.HistogramFile(c.p, i, rd))
-		}
-		st.add(Step{Host: LocalHost, Kind: Local, What: strings.TrimSpace("merge histograms " + rd.Label),
-			Cmd: remote.Cmd{Args: args}})
-	}
-}
 
 func joinInts(xs []int) string {
 	s := make([]string, len(xs))

@@ -76,9 +76,27 @@ func BestPassing(points []SearchPoint) int {
 	return best
 }
 
-// searchRun compiles the run stage of a plan with tpcc.search.
-func (c *compiler) searchRun(st *Stage) error {
-	p := c.p
+// searchWorkload is TPC-C with tpcc.search: the run stage is a line
+// search whose iterations run, collect, merge and check, so collect and
+// merge have nothing left to do.
+type searchWorkload struct{ tpccWorkload }
+
+// Collect: each iteration collected its own histograms.
+func (searchWorkload) Collect(st *Stage) {
+	st.Notes = append(st.Notes, "the search collected each iteration's histograms")
+}
+
+// Merge: each iteration merged and checked its own histograms.
+func (searchWorkload) Merge(st *Stage) {
+	st.Notes = append(st.Notes, "the search merged and checked each iteration")
+}
+
+// Results: a search's files depend on the values it tries.
+func (searchWorkload) Results() []ResultFile { return nil }
+
+// Run compiles the run stage as a line search.
+func (w searchWorkload) Run(st *Stage) error {
+	c, p := w.c, w.c.p
 	// A plan value holding the placeholder would have the tried value
 	// written into it.
 	vals := append([]string{p.TPCC.Histograms, p.TPCC.Database}, p.TPCC.Extra...)
