@@ -116,9 +116,45 @@ func FormatDuration(d time.Duration) string {
 	return s
 }
 
-// Node positions keep the YAML node of every decoded field, so that the
-// validator can point at the line a semantic problem comes from.
-type nodeOf map[any]*yaml.Node
+// nodeOf keeps the YAML node of every decoded field by its path in the
+// plan ("tpcc.warehouses", "nodes[0].name"), so that the validator can
+// point at the line a semantic problem comes from. Paths, not addresses:
+// Normalize returns a new plan, and its fields must find their lines too.
+type nodeOf map[string]*yaml.Node
+
+// fieldPaths maps the address of every field of one plan value (as a
+// typed pointer, so a struct and its first field differ) to its path.
+type fieldPaths map[any]string
+
+// indexFields records the path of every field under v, named as
+// decodeStrict names them.
+func indexFields(v reflect.Value, path string, out fieldPaths) {
+	if v.Kind() == reflect.Pointer {
+		if !v.IsNil() {
+			indexFields(v.Elem(), path, out)
+		}
+		return
+	}
+	if v.CanAddr() {
+		out[v.Addr().Interface()] = path
+	}
+	if v.Type() == nodeType || v.Type() == durationType {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+			if name != "" && name != "-" {
+				indexFields(v.Field(i), join(path, name), out)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			indexFields(v.Index(i), fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	}
+}
 
 var (
 	durationType = reflect.TypeOf(Duration(0))
@@ -149,8 +185,8 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 		decodeStrict(ps, n, v.Elem(), where, pos)
 		return
 	}
-	if v.CanAddr() && pos != nil {
-		pos[v.Addr().Interface()] = n
+	if pos != nil {
+		pos[where] = n
 	}
 	if v.Type() == nodeType {
 		v.Set(reflect.ValueOf(*n))

@@ -41,7 +41,8 @@ type Plan struct {
 	Nodes    []Host `yaml:"-"` // expanded database nodes, in plan order
 	Workload []Host `yaml:"-"` // expanded workload hosts, in plan order
 
-	pos     nodeOf
+	pos     nodeOf     // by path; shared by every value made from this plan
+	paths   fieldPaths // this value's field addresses; see index
 	hostsOK bool // hosts expanded without problems (racks can be checked)
 }
 
@@ -245,6 +246,7 @@ func ParsePlan(file string, data []byte) (*Plan, error) {
 	}
 	p := &Plan{File: file, Dir: filepath.Dir(file), pos: nodeOf{}}
 	decodeStrict(ps, &doc, reflect.ValueOf(p).Elem(), "", p.pos)
+	p.index()
 	// Validate even after decode problems, so that one pass reports
 	// everything; problems at a place that already failed to decode are
 	// dropped, since they only restate it.
@@ -276,5 +278,19 @@ func syntaxError(file string, err error) error {
 	return &PlanError{File: file, Problems: []Problem{{Pos: pos, Msg: "YAML syntax: " + text}}}
 }
 
-// node returns the YAML node a field was decoded from (nil if absent).
-func (p *Plan) node(field any) *yaml.Node { return p.pos[field] }
+// node returns the YAML node a field of p was decoded from (nil if
+// absent): field is a pointer into p, as in p.node(&p.TPCC.Warehouses).
+func (p *Plan) node(field any) *yaml.Node {
+	path, ok := p.paths[field]
+	if !ok {
+		return nil
+	}
+	return p.pos[path]
+}
+
+// index records where p's fields are, for node. It is called on every new
+// plan value (decoding, Normalize), never by a check.
+func (p *Plan) index() {
+	p.paths = fieldPaths{}
+	indexFields(reflect.ValueOf(p).Elem(), "", p.paths)
+}
