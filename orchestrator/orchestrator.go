@@ -228,3 +228,6 @@ func Report(runDir, version string) (string, error) {
 	}
 	return report.Write(runDir, p, st, version)
 }
+
+// Runs lists the run directories under runsDir, newest first.
+func Runs(runsDir string) ([]rundir.Run, error) { return rundir.List(runsDir) }

@@ -175,3 +175,43 @@ type fixedSecret string
 
 func (s fixedSecret) Name() string            { return "k" }
 func (s fixedSecret) Reveal() (string, error) { return string(s), nil }
+
+// TestList: runs newest first, each with the stage it stopped at; a
+// directory without a state is listed with its error.
+func TestList(t *testing.T) {
+	runs := t.TempDir()
+	if got, err := List(filepath.Join(runs, "none")); err != nil || got != nil {
+		t.Errorf("missing runs dir: %v %v", got, err)
+	}
+	t0 := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	for i, failedAt := range []int{-1, 1} {
+		dir, err := Create(runs, "p", nil, t0.Add(time.Duration(i)*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := NewState(filepath.Join(dir, StateFile), "plans/p.yaml", "s", StateOptions{}, twoStages(), t0.Add(time.Duration(i)*time.Hour))
+		for k := range st.Stages {
+			st.Stages[k].Status = Done
+			if k == failedAt {
+				st.Stages[k].Status = Failed
+			}
+		}
+		st.Save()
+	}
+	os.Mkdir(filepath.Join(runs, "half-made"), 0o755)
+	got, err := List(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var status []string
+	for _, r := range got {
+		if r.Err != nil {
+			status = append(status, "error")
+			continue
+		}
+		status = append(status, r.Status)
+	}
+	if strings.Join(status, ",") != "error,run failed,done" && strings.Join(status, ",") != "run failed,done,error" {
+		t.Errorf("listing %v", status)
+	}
+}
