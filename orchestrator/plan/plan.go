@@ -14,8 +14,8 @@ import (
 )
 
 // Plan is a benchmark plan as written in YAML (see README.md, "Plan
-// reference"). LoadPlan expands host patterns, applies defaults and
-// validates it; the expanded topology is in Nodes and Workload.
+// reference"). Normalize applies the defaults and expands host patterns
+// into Nodes and Workload; Validate checks it.
 type Plan struct {
 	Version     int        `yaml:"version"`
 	Name        string     `yaml:"name"`
@@ -35,15 +35,14 @@ type Plan struct {
 	Preflight Preflight `yaml:"preflight"`
 	Stages    []string  `yaml:"stages"`
 
-	// Filled by LoadPlan.
+	// Filled by decoding (File, Dir) and Normalize (Nodes, Workload).
 	File     string `yaml:"-"`
 	Dir      string `yaml:"-"` // directory relative paths are resolved against
 	Nodes    []Host `yaml:"-"` // expanded database nodes, in plan order
 	Workload []Host `yaml:"-"` // expanded workload hosts, in plan order
 
-	pos     nodeOf     // by path; shared by every value made from this plan
-	paths   fieldPaths // this value's field addresses; see index
-	hostsOK bool // hosts expanded without problems (racks can be checked)
+	pos   nodeOf     // by path; shared by every value made from this plan
+	paths fieldPaths // this value's field addresses; see index
 }
 
 // SSHConfig holds connection defaults for every host of the plan.
@@ -222,8 +221,9 @@ type Sweep struct {
 	Values []int  `yaml:"values"`
 }
 
-// LoadPlan reads, expands and validates a plan file. The error is a
-// *PlanError listing every problem as file:line:col.
+// LoadPlan reads a plan file, decodes it strictly, normalizes it and
+// validates it: the normalized plan, or a *PlanError listing every
+// problem as file:line:col.
 func LoadPlan(path string) (*Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -233,20 +233,15 @@ func LoadPlan(path string) (*Plan, error) {
 }
 
 // ParsePlan is LoadPlan on bytes already read; file names the plan in
-// messages and anchors relative paths.
+// messages and anchors relative paths. The steps are Decode's (strict
+// YAML), Normalize (defaults, a new value) and Validate (pure), with the
+// problems of the first and the last reported together.
 func ParsePlan(file string, data []byte) (*Plan, error) {
-	ps := &problems{file: file}
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &PlanError{File: file, Problems: []Problem{{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "the plan is empty"}}}
-		}
-		return nil, syntaxError(file, err)
+	p, ps, err := decode(file, data)
+	if err != nil {
+		return nil, err
 	}
-	p := &Plan{File: file, Dir: filepath.Dir(file), pos: nodeOf{}}
-	decodeStrict(ps, &doc, reflect.ValueOf(p).Elem(), "", p.pos)
-	p.index()
+	n := Normalize(p)
 	// Validate even after decode problems, so that one pass reports
 	// everything; problems at a place that already failed to decode are
 	// dropped, since they only restate it.
@@ -255,7 +250,7 @@ func ParsePlan(file string, data []byte) (*Plan, error) {
 		decoded[pr.Pos] = true
 	}
 	vs := &problems{file: file}
-	validate(vs, p)
+	validate(vs, n)
 	for _, pr := range vs.list {
 		if !decoded[pr.Pos] {
 			ps.list = append(ps.list, pr)
@@ -264,7 +259,37 @@ func ParsePlan(file string, data []byte) (*Plan, error) {
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return n, nil
+}
+
+// Decode reads a plan's YAML strictly: unknown fields, values of the
+// wrong kind and duplicate keys are problems, all of them reported at once
+// (a *PlanError). The plan is as written, without defaults (see
+// Normalize); it is returned even when some values did not decode (they
+// are left zero), so that their neighbours can still be checked. A YAML
+// syntax error or an empty file gives no plan.
+func Decode(file string, data []byte) (*Plan, error) {
+	p, ps, err := decode(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return p, ps.err()
+}
+
+func decode(file string, data []byte) (*Plan, *problems, error) {
+	ps := &problems{file: file}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, &PlanError{File: file, Problems: []Problem{{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "the plan is empty"}}}
+		}
+		return nil, nil, syntaxError(file, err)
+	}
+	p := &Plan{File: file, Dir: filepath.Dir(file), pos: nodeOf{}}
+	decodeStrict(ps, &doc, reflect.ValueOf(p).Elem(), "", p.pos)
+	p.index()
+	return p, ps, nil
 }
 
 // syntaxError turns yaml.v3's "yaml: line N: msg" into file:line:col.

@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -36,7 +35,16 @@ var (
 	hostWord = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$`)
 )
 
-// validate applies defaults, expands hosts and reports every problem.
+// Validate reports every problem of a normalized plan at once, as a
+// *PlanError. It is pure: it changes nothing, so it can be asked of any
+// plan value, and what it checks is exactly what will run.
+func Validate(p *Plan) error {
+	ps := &problems{file: p.File}
+	validate(ps, p)
+	return ps.err()
+}
+
+// validate reports every problem of p (normalized) to ps.
 func validate(ps *problems, p *Plan) {
 	if p.Version != 1 {
 		ps.at(p.node(&p.Version), "version: want 1, got %d", p.Version)
@@ -48,35 +56,20 @@ func validate(ps *problems, p *Plan) {
 	case Cockroach, Postgres:
 	default:
 		ps.at(p.nodeOr(&p.Flavor), "flavor: want %q or %q, got %q", Cockroach, Postgres, p.Flavor)
-		return // defaults below depend on the flavor
-	}
-	if p.SSH.Config != "" {
-		p.SSH.Config = p.resolve(p.SSH.Config)
-	}
-	if p.SSH.IdentityFile != "" {
-		p.SSH.IdentityFile = p.resolve(p.SSH.IdentityFile)
-	}
-	if p.SSH.KnownHosts != "" {
-		p.SSH.KnownHosts = p.resolve(p.SSH.KnownHosts)
-	}
-	if p.SSH.Port == 0 {
-		p.SSH.Port = 22
+		return // the rest depends on the flavor
 	}
 	if p.SSH.Port < 0 || p.SSH.Port > 65535 {
 		ps.at(p.node(&p.SSH.Port), "ssh.port: %d is not a port", p.SSH.Port)
-	}
-	if p.SSH.Concurrency == 0 {
-		// sshd's MaxStartups 10:30:100 starts dropping unauthenticated
-		// connections past 10; a bastion shares that budget.
-		p.SSH.Concurrency = 8
 	}
 	if p.SSH.Concurrency < 0 {
 		ps.at(p.node(&p.SSH.Concurrency), "ssh.concurrency: must be positive")
 	}
 
+	// Normalize expanded the hosts and dropped what it could not use;
+	// expanding again is how their problems are found.
 	before := len(ps.list)
-	p.Nodes = expandHosts(ps, p, p.NodeGroups, "nodes", true)
-	p.Workload = expandHosts(ps, p, p.WorkGroups, "workload", false)
+	expandHosts(ps, p, p.NodeGroups, "nodes", true)
+	expandHosts(ps, p, p.WorkGroups, "workload", false)
 	if len(p.NodeGroups) == 0 {
 		ps.at(p.nodeOr(&p.NodeGroups), "nodes: the plan has no database nodes")
 	}
@@ -87,25 +80,22 @@ func validate(ps *problems, p *Plan) {
 		checkUnique(ps, p)
 		hostsOK = checkRacks(ps, p)
 	}
-	p.hostsOK = hostsOK
 	validateBinaries(ps, p)
 	validateSettings(ps, p)
 	validateLicense(ps, p)
 	switch p.Benchmark {
-	case "", "tpcc":
-		p.Benchmark = "tpcc"
-		validateTPCC(ps, p)
+	case "tpcc":
+		validateTPCC(ps, p, hostsOK)
 	case "crud":
 		validateCRUD(ps, p)
 	default:
 		ps.at(p.node(&p.Benchmark), "benchmark: want tpcc or crud, got %q", p.Benchmark)
 	}
 	validateStages(ps, p)
-	p.Preflight.defaults()
 	if !fioSize.MatchString(p.Preflight.FioSize) {
 		ps.at(p.node(&p.Preflight.FioSize), "preflight.fio_size: want a size such as 256M or 1G (0 skips the disk benchmark), got %q", p.Preflight.FioSize)
 	}
-	assignPartitions(ps, p)
+	checkPartitions(ps, p)
 }
 
 // nodeOr is node, falling back to the document's first line when the
@@ -248,7 +238,7 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 					h.Store = h.Dir + "/pgdata"
 				}
 			} else {
-				h.Partitions = s.Partitions
+				h.Partitions = slices.Clone(s.Partitions)
 				h.Pinned = len(s.Partitions) > 0
 				if s.SQLPort != "" || s.HTTPPort != "" || s.Store != "" || s.Rack != "" || s.Racks != 0 {
 					ps.at(p.nodeOr(s), "%s: sql_port, http_port, store and rack are for database nodes", at)
@@ -339,9 +329,6 @@ func (p *Plan) Racks() int {
 
 func validateBinaries(ps *problems, p *Plan) {
 	b := &p.Binaries
-	if p.Flavor == Cockroach && b.InstallPath == "" {
-		b.InstallPath = "/usr/local/bin/cockroach"
-	}
 	checkBinary(ps, p, &b.Database, "binaries.database", p.Flavor == Postgres)
 	if p.Flavor == Postgres && b.Database.Host == "" {
 		ps.at(p.nodeOr(&b.Database), "binaries.database: the postgres flavor uses the programs on the hosts: give host: /usr/lib/postgresql/VERSION/bin")
@@ -378,7 +365,6 @@ func checkBinary(ps *problems, p *Plan, b *Binary, where string, hostOK bool) {
 	}
 	switch {
 	case b.Path != "":
-		b.Path = p.resolve(b.Path)
 		if _, err := os.Stat(b.Path); err != nil {
 			ps.at(p.node(&b.Path), "%s.path: %v", where, err)
 		}
@@ -409,38 +395,15 @@ func isArchive(url string) bool {
 	return strings.HasSuffix(url, ".tgz") || strings.HasSuffix(url, ".tar.gz")
 }
 
-// resolve makes a plan-relative path absolute ("~/" is the user's home).
-func (p *Plan) resolve(path string) string {
-	if rest, ok := strings.CutPrefix(path, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	if filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(p.Dir, path)
-}
-
 func validateSettings(ps *problems, p *Plan) {
 	s := &p.Settings
 	if s.Preset != "" {
 		preset, err := configs.Preset(s.Preset)
-		if err != nil {
+		switch {
+		case err != nil:
 			ps.at(p.node(&s.Preset), "settings.preset: %v", err)
-		} else {
-			if preset.Flavor != p.Flavor {
-				ps.at(p.node(&s.Preset), "settings.preset: %s is for the %s flavor, the plan is %s", s.Preset, preset.Flavor, p.Flavor)
-			}
-			for _, kv := range preset.Settings {
-				s.ordered = append(s.ordered, Setting{Name: kv.Name, Value: kv.Value})
-			}
-			if s.ImportReplicas == 0 {
-				s.ImportReplicas = preset.ImportReplicas
-			}
-			if s.Replicas == 0 {
-				s.Replicas = preset.Replicas
-			}
+		case preset.Flavor != p.Flavor:
+			ps.at(p.node(&s.Preset), "settings.preset: %s is for the %s flavor, the plan is %s", s.Preset, preset.Flavor, p.Flavor)
 		}
 	}
 	if s.Cluster.Kind != 0 {
@@ -455,17 +418,12 @@ func validateSettings(ps *problems, p *Plan) {
 				}
 				if !settingName.MatchString(k.Value) {
 					ps.at(k, "settings.cluster: %q is not a setting name", k.Value)
-					continue
 				}
-				s.set(k.Value, v.Value)
 			}
 		}
 	}
 	if s.ImportReplicas < 0 || s.Replicas < 0 {
 		ps.at(p.nodeOr(s), "settings: replica counts must be positive")
-	}
-	if s.ImportReplicas > 0 && s.Replicas == 0 {
-		s.Replicas = 3
 	}
 	if p.Flavor == Postgres && (s.ImportReplicas > 0 || p.node(&s.Replicas) != nil) {
 		ps.at(p.nodeOr(s), "settings: import_replicas and replicas are cockroach zone settings; postgres replicas are the nodes after the first")
@@ -475,17 +433,6 @@ func validateSettings(ps *problems, p *Plan) {
 // settingName is what a cluster setting or GUC name may look like; it is
 // also what keeps a name from smuggling SQL into SET statements.
 var settingName = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`)
-
-// set adds or overrides a setting, keeping first-seen order.
-func (s *Settings) set(name, value string) {
-	for i := range s.ordered {
-		if s.ordered[i].Name == name {
-			s.ordered[i].Value = value
-			return
-		}
-	}
-	s.ordered = append(s.ordered, Setting{Name: name, Value: value})
-}
 
 // Ordered returns the settings in the order they are applied: the preset's,
 // then the plan's (a plan value overrides the preset's in place).
@@ -513,7 +460,6 @@ func validateLicense(ps *problems, p *Plan) {
 			ps.at(p.node(&k.Env), "license.key.env: %q is not an environment variable name", k.Env)
 		}
 	case k.File != "":
-		k.File = p.resolve(k.File)
 	case k.Value == "":
 		ps.at(p.nodeOr(k), "license.key: give env: VAR or file: PATH")
 	}
@@ -522,7 +468,9 @@ func validateLicense(ps *problems, p *Plan) {
 	}
 }
 
-func validateTPCC(ps *problems, p *Plan) {
+// validateTPCC checks tpcc:; hostsOK says the hosts expanded cleanly, so
+// that their racks can be compared with the partitions.
+func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
 	t := &p.TPCC
 	if t.Warehouses <= 0 {
 		ps.at(p.nodeOr(&t.Warehouses), "tpcc.warehouses: want a positive number of warehouses")
@@ -536,7 +484,7 @@ func validateTPCC(ps *problems, p *Plan) {
 	if t.Partitions > t.Warehouses && t.Warehouses > 0 {
 		ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions for %d warehouses (need warehouses >= partitions)", t.Partitions, t.Warehouses)
 	}
-	if racks := p.Racks(); t.Partitions > 0 && p.Flavor == Cockroach && p.hostsOK {
+	if racks := p.Racks(); t.Partitions > 0 && p.Flavor == Cockroach && hostsOK {
 		switch {
 		case racks == 0:
 			ps.at(p.node(&t.Partitions), "tpcc.partitions: partitions are pinned to racks, but no node has a rack")
@@ -552,14 +500,8 @@ func validateTPCC(ps *problems, p *Plan) {
 			ps.at(p.node(&t.Wait), "tpcc.wait: want true, false or a factor such as 0.5, got %q", t.Wait)
 		}
 	}
-	if t.Database == "" {
-		t.Database = "tpcc"
-	}
 	if !planName.MatchString(t.Database) {
 		ps.at(p.node(&t.Database), "tpcc.database: %q is not a plain database name", t.Database)
-	}
-	if t.Histograms == "" {
-		t.Histograms = "workload{n}.histogram.ndjson"
 	}
 	if strings.ContainsAny(t.Histograms, "/") || !strings.Contains(t.Histograms, "{n}") {
 		ps.at(p.node(&t.Histograms), "tpcc.histograms: want a file name with {n} for the host number, e.g. workload{n}.histogram.ndjson")
@@ -603,38 +545,21 @@ func validateTPCC(ps *problems, p *Plan) {
 			ps.at(p.node(&sr.Resolution), "tpcc.search.resolution: must be positive")
 		}
 	}
-	if t.PartitionRun == 0 {
-		t.PartitionRun = Duration(60e9)
-	}
 }
 
-// validateCRUD applies the seed's defaults (100 goroutines × 400
-// records, 10 selects, 300 select-many) and checks the stages fit.
+// validateCRUD checks crud: and that the stages fit.
 func validateCRUD(ps *problems, p *Plan) {
 	c := &p.CRUD
-	def := func(v *int, d int, name string) {
-		switch {
-		case *v == 0:
-			*v = d
-		case *v < 0:
-			ps.at(p.node(v), "crud.%s: must be positive", name)
+	for _, f := range []struct {
+		v    *int
+		name string
+	}{{&c.Goroutines, "goroutines"}, {&c.Records, "records"}, {&c.SelectRepeat, "select_repeat"}, {&c.ManyRepeat, "many_repeat"}} {
+		if *f.v < 0 {
+			ps.at(p.node(f.v), "crud.%s: must be positive", f.name)
 		}
-	}
-	def(&c.Goroutines, 100, "goroutines")
-	def(&c.Records, 400, "records")
-	def(&c.SelectRepeat, 10, "select_repeat")
-	def(&c.ManyRepeat, 300, "many_repeat")
-	if c.Table == "" {
-		c.Table = "crud_bench"
 	}
 	if !settingName.MatchString(c.Table) {
 		ps.at(p.node(&c.Table), "crud.table: %q is not a plain table name", c.Table)
-	}
-	if p.TPCC.Database == "" {
-		p.TPCC.Database = "tpcc"
-	}
-	if p.TPCC.Warehouses == 0 {
-		p.TPCC.Warehouses = 1 // unused; keeps the tpcc-shaped code paths sane
 	}
 	for i, s := range p.Stages {
 		switch s {
@@ -699,15 +624,13 @@ func validateStages(ps *problems, p *Plan) {
 	}
 }
 
-// assignPartitions gives each workload host its partitions: those pinned
-// in the plan, and otherwise partition p to host p mod N (the 100k
-// recipe's 0,5,10,15,20,25 for host 0 of 5). Every partition must end up
-// on exactly one host.
-func assignPartitions(ps *problems, p *Plan) {
+// checkPartitions: every partition (assigned by Normalize, or pinned in
+// the plan) is driven by exactly one workload host.
+func checkPartitions(ps *problems, p *Plan) {
 	P := p.TPCC.Partitions
 	if P == 0 || len(p.Workload) == 0 {
 		for i := range p.Workload {
-			if len(p.Workload[i].Partitions) > 0 {
+			if p.Workload[i].Pinned {
 				ps.at(p.node(&p.Workload[i].spec.Partitions), "workload host %s: partitions given but tpcc.partitions is not set", p.Workload[i].Name)
 			}
 		}
@@ -716,17 +639,10 @@ func assignPartitions(ps *problems, p *Plan) {
 	owner := make([]string, P)
 	pinned := false
 	for _, h := range p.Workload {
-		if len(h.Partitions) > 0 {
-			pinned = true
-		}
+		pinned = pinned || h.Pinned
 	}
 	for i := range p.Workload {
 		h := &p.Workload[i]
-		if !pinned {
-			for part := i; part < P; part += len(p.Workload) {
-				h.Partitions = append(h.Partitions, part)
-			}
-		}
 		for _, part := range h.Partitions {
 			at := p.node(&h.spec.Partitions)
 			switch {
