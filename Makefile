@@ -6,7 +6,7 @@ BIN     := bin/benchrig
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all setup build test lint check bench demo golden clean
+.PHONY: all setup build test lint check bench demo golden clean fuzz
 
 all: build
 
@@ -35,6 +35,25 @@ check: lint test
 # side in one run; see README.md "Performance".
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+# Fuzzing: each fuzzer (listed explicitly; `go test -fuzz` takes one at a
+# time) runs FUZZTIME; their seed corpora already run in `make test`.
+FUZZTIME ?= 60s
+FUZZERS := \
+	./orchestrator/stages:FuzzPlan \
+	./orchestrator/plan:FuzzExpandPattern \
+	./remote:FuzzQuote \
+	./remote:FuzzShellJoin \
+	./remote:FuzzSQLEscaping \
+	./remote:FuzzPostgresURL \
+	./tpcc/histogram:FuzzDecode
+
+fuzz: setup
+	@set -e; for f in $(FUZZERS); do \
+	  pkg=$${f%%:*}; name=$${f##*:}; \
+	  echo "== $$pkg $$name ($(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 # Rewrite golden files after reviewing a change of output.
 golden:

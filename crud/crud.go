@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/benchrig/benchrig/internal/redact"
 )
 
 // Config is one run of the benchmark. The zero values of the counts are
@@ -298,7 +300,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 func setup(ctx context.Context, cfg Config, table string) error {
 	conn, err := pgx.Connect(ctx, cfg.URLs[0])
 	if err != nil {
-		return fmt.Errorf("connect %s: %w", redact(cfg.URLs[0]), err)
+		return fmt.Errorf("connect %s: %w", redact.URL(cfg.URLs[0]), err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if cfg.Drop {
@@ -355,7 +357,7 @@ func connect(ctx context.Context, cfg Config, stmts map[string]string) ([]*pgxpo
 		}
 		pc, err := pgxpool.ParseConfig(u)
 		if err != nil {
-			return pools, clients, fmt.Errorf("parse URL %s: %w", redact(u), err)
+			return pools, clients, fmt.Errorf("parse URL %s: %w", redact.URL(u), err)
 		}
 		pc.MaxConns = per[i]
 		pc.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
@@ -368,7 +370,7 @@ func connect(ctx context.Context, cfg Config, stmts map[string]string) ([]*pgxpo
 		}
 		p, err := pgxpool.NewWithConfig(ctx, pc)
 		if err != nil {
-			return pools, clients, fmt.Errorf("pool for %s: %w", redact(u), err)
+			return pools, clients, fmt.Errorf("pool for %s: %w", redact.URL(u), err)
 		}
 		pools[i] = p
 	}
@@ -385,9 +387,9 @@ func connect(ctx context.Context, cfg Config, stmts map[string]string) ([]*pgxpo
 				var pe *pgconn.PgError
 				if errors.As(err, &pe) && pe.Code == "53300" { // too_many_connections
 					return fmt.Errorf("goroutine %d: connect %s: %w (every goroutine holds a connection: raise the server's max_connections above %d or run fewer goroutines)",
-						i, redact(cfg.URLs[u]), err, int(per[u]))
+						i, redact.URL(cfg.URLs[u]), err, int(per[u]))
 				}
-				return fmt.Errorf("goroutine %d: connect %s: %w", i, redact(cfg.URLs[u]), err)
+				return fmt.Errorf("goroutine %d: connect %s: %w", i, redact.URL(cfg.URLs[u]), err)
 			}
 			clients[i].conn = c
 			return nil
@@ -547,13 +549,4 @@ func rangeQuery(ctx context.Context, c client) (int64, error) {
 		return n, &CheckError{Phase: "select-many", Key: c.lo, Want: fmt.Sprintf("%d rows", want), Got: fmt.Sprintf("%d rows", n)}
 	}
 	return n, nil
-}
-
-// redact hides a password in a URL shown in errors.
-func redact(u string) string {
-	cfg, err := pgx.ParseConfig(u)
-	if err != nil || cfg.Password == "" {
-		return u
-	}
-	return strings.Replace(u, ":"+cfg.Password+"@", ":xxxxx@", 1)
 }

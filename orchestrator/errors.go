@@ -31,3 +31,6 @@ type ConnectError struct{ Err error }
 
 func (e *ConnectError) Error() string { return e.Err.Error() }
 func (e *ConnectError) Unwrap() error { return e.Err }
+
+// MaxPlanSize is the largest plan file accepted, in bytes.
+const MaxPlanSize = plan.MaxPlanSize

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -39,6 +40,9 @@ type Options struct {
 	Connect Connect
 	// Version is written into the report.
 	Version string
+	// Force lets a resume go on though the run's plan copy or its
+	// compiled steps changed since they ran.
+	Force bool
 }
 
 // Connect holds the command line's SSH options, over the plan's.
@@ -84,10 +88,11 @@ func Run(ctx context.Context, file string, o Options) error {
 	if err != nil {
 		return err
 	}
-	runDir, err := rundir.Create(o.RunsDir, p.Name, data, time.Now())
+	runDir, release, err := rundir.Create(o.RunsDir, p.Name, data, time.Now(), rand.Reader)
 	if err != nil {
 		return err
 	}
+	defer release()
 	sum := sha256.Sum256(data)
 	absPlan, _ := filepath.Abs(file)
 	sopt := rundir.StateOptions{Only: copt.Only, From: copt.From, Until: copt.Until, DriverPath: driverPath(o.DriverPath), SkipPreflight: o.SkipPreflight}
@@ -112,35 +117,6 @@ func driverPath(flag string) string {
 	return abs
 }
 
-// Resume finishes the run in runDir from its state: finished steps are
-// skipped, detached jobs re-attached. from, if set, reruns that stage and
-// every later one.
-func Resume(ctx context.Context, runDir, from string, o Options) error {
-	st, err := rundir.Open(runDir)
-	if err != nil {
-		return err
-	}
-	p, err := loadRunPlan(runDir, st)
-	if err != nil {
-		return err
-	}
-	copt := stages.Options{Only: st.Options.Only, From: st.Options.From, Until: st.Options.Until, DriverPath: st.Options.DriverPath, SkipPreflight: st.Options.SkipPreflight}
-	list, err := stages.Compile(p, copt)
-	if err != nil {
-		return err
-	}
-	if err := st.Matches(list); err != nil {
-		return fmt.Errorf("resume %s: %w", runDir, err)
-	}
-	if from != "" {
-		if err := st.Restart(from); err != nil {
-			return &UsageError{err}
-		}
-	}
-	fmt.Fprintf(o.Out, "resuming %s (plan %s)\n", runDir, p.Name)
-	return execute(ctx, runDir, p, list, st, o)
-}
-
 // loadRunPlan loads the run's copy of its plan, resolving relative paths
 // against the directory of the original.
 func loadRunPlan(runDir string, st *rundir.State) (*plan.Plan, error) {
@@ -153,13 +129,9 @@ func loadRunPlan(runDir string, st *rundir.State) (*plan.Plan, error) {
 
 // execute runs stages for real with the run directory's state, logs and
 // console, then writes the report (also after a failure: it shows how far
-// the run got; a resume rewrites it).
+// the run got; a resume rewrites it). The caller holds the run
+// directory's lock.
 func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Stage, st *rundir.State, o Options) error {
-	release, err := rundir.Lock(runDir)
-	if err != nil {
-		return err
-	}
-	defer release()
 	outLog, err := os.OpenFile(filepath.Join(runDir, rundir.OutputLog), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err

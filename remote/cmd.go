@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"strings"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/redact"
 )
 
 // Cmd is one command to run on a host, as an argument vector.
@@ -52,7 +54,7 @@ type Secret interface {
 func Placeholder(name string) string { return "{{secret:" + name + "}}" }
 
 // Redacted is what dry-run, logs and state files show for a secret.
-const Redacted = "****"
+const Redacted = redact.Mask
 
 // ShownStdin is Stdin with every secret placeholder replaced by Redacted.
 func (c Cmd) ShownStdin() string {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -125,4 +126,30 @@ func wantSum(path, want string) func(string) error {
 		}
 		return nil
 	}
+}
+
+// LocalPathFor is PerHostPath for a host name and remote path that come
+// from the user (a --target name, a remote path): the result is always
+// inside dir. A host name that is not one plain path element ("../x",
+// "a/b", "..") or a remote path without a file name ("/", "..") is
+// refused, rather than written outside the directory the user named.
+func LocalPathFor(dir, host, remotePath string) (string, error) {
+	if !plainElement(host) {
+		return "", fmt.Errorf("host name %q cannot name a local directory: use letters, digits, '.', '_', '-'", host)
+	}
+	base := path.Base(remotePath)
+	if !plainElement(base) {
+		return "", fmt.Errorf("remote path %q names no file", remotePath)
+	}
+	p := PerHostPath(dir, host, remotePath)
+	if rel, err := filepath.Rel(dir, p); err != nil || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("%s is outside %s", p, dir)
+	}
+	return p, nil
+}
+
+// plainElement says whether s is one path element that stays where it is
+// put: not empty, ".", "..", and without a separator or NUL.
+func plainElement(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`+"\x00")
 }

@@ -47,6 +47,18 @@ type JobStatus struct {
 	ExitCode int
 }
 
+// Killed says whether the job was killed rather than ending on its own:
+// its process is gone without an exit record (the whole process group got
+// SIGKILL, the host rebooted), or the command died of SIGKILL (exit 137:
+// kill -9, the OOM killer). Such a job did not fail; it was stopped, and a
+// resumed run starts it again.
+func (st JobStatus) Killed() bool {
+	return st.State == JobLost || st.State == JobExited && st.ExitCode == exitSIGKILL
+}
+
+// exitSIGKILL is the status sh reports for a command killed by SIGKILL.
+const exitSIGKILL = 128 + 9
+
 var jobName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 func (j Job) check() error {

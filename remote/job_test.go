@@ -107,3 +107,56 @@ func TestJobDryRun(t *testing.T) {
 		t.Errorf("recorded %q", e)
 	}
 }
+
+// TestJobKilledIsDetected: a job whose command gets SIGKILL (exit 137)
+// and one whose whole process group gets it (no exit record) both read as
+// Killed, so a resume starts them again; a job that failed on its own
+// does not.
+func TestJobKilledIsDetected(t *testing.T) {
+	l := sshtest.StartT(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	host, dir := l.Name(0), l.HostDir(0)+"/jobs"
+	s := newSSH(t, l, nil)
+	wait := func(j remote.Job) remote.JobStatus {
+		t.Helper()
+		st, err := j.Wait(ctx, s, 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	sleeper := remote.Cmd{Args: []string{"sh", "-c", `echo $$ > "$0"; exec sleep 30`, dir + "/cmd.pid"}}
+
+	// kill -9 of the command alone: the wrapper records 137.
+	j, err := remote.StartJob(ctx, s, host, dir, "alone", sleeper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx, host, remote.Cmd{Args: []string{"sh", "-c", `while [ ! -s "$0" ]; do sleep 0.05; done; kill -KILL "$(cat "$0")"`, dir + "/cmd.pid"}}); err != nil {
+		t.Fatal(err)
+	}
+	if st := wait(j); st.State != remote.JobExited || st.ExitCode != 137 || !st.Killed() {
+		t.Errorf("command killed: %+v (Killed %v), want exited 137, killed", st, st.Killed())
+	}
+
+	// kill -9 of the whole process group: no exit record at all.
+	j, err = remote.StartJob(ctx, s, host, dir, "group", sleeper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx, host, remote.Cmd{Args: []string{"sh", "-c", `kill -KILL "-$(cat "$0")"`, j.Dir + "/group.pid"}}); err != nil {
+		t.Fatal(err)
+	}
+	if st := wait(j); st.State != remote.JobLost || !st.Killed() {
+		t.Errorf("group killed: %+v (Killed %v), want lost, killed", st, st.Killed())
+	}
+
+	j, err = remote.StartJob(ctx, s, host, dir, "failing", remote.Cmd{Args: []string{"sh", "-c", "exit 3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := wait(j); st.State != remote.JobExited || st.ExitCode != 3 || st.Killed() {
+		t.Errorf("failed job: %+v (Killed %v), want exited 3, not killed", st, st.Killed())
+	}
+}

@@ -1,8 +1,11 @@
 package remote
 
 import (
+	"net"
+	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -94,4 +97,48 @@ func isSafe(s string) bool {
 		}
 	}
 	return true
+}
+
+// The functions below are the other interpreters a plan value can reach
+// after the host's shell: SQL text, a PostgreSQL connection URL and tar's
+// command line. Each is the one way benchrig writes a value for that
+// interpreter; validation rejects, with file:line:col, what none of them
+// can carry (a NUL byte in SQL, a tar member that is not a plain relative
+// path, a path pg_ctl would hand to its own /bin/sh).
+
+// SQLLiteral returns s as an SQL string literal: '...' with each ' doubled.
+// It is exact for CockroachDB and for PostgreSQL with
+// standard_conforming_strings on (the default since 9.1, and what benchrig's
+// psql sessions use): backslashes are ordinary characters there. SQL text
+// cannot hold a NUL byte; validation rejects such values first.
+func SQLLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// SQLIdent returns s as a quoted SQL identifier: "..." with each " doubled.
+func SQLIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// PostgresURL builds a postgres:// connection URL with net/url, so that the
+// user, the host (an IPv6 address is bracketed), the database and every
+// query parameter are escaped: no value can add a parameter, change the
+// host or end the path.
+func PostgresURL(user, host string, port int, db string, params url.Values) string {
+	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(host, strconv.Itoa(port)), Path: "/" + db}
+	if user != "" {
+		u.User = url.User(user)
+	}
+	if len(params) > 0 {
+		u.RawQuery = params.Encode()
+	}
+	return u.String()
+}
+
+// TarExtractArgs is the argv that writes one member of a gzipped archive to
+// stdout. The member comes after "--", so a name starting with '-' cannot
+// be read as an option (--checkpoint-action=exec=... runs a command), and
+// --no-wildcards makes tar match it literally.
+func TarExtractArgs(archive, member string) []string {
+	return []string{"tar", "-xzf", archive, "-O", "--no-wildcards", "--", member}
 }

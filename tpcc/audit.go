@@ -23,6 +23,12 @@ type AuditResult struct {
 	ID     string // spec clause
 	Status AuditStatus
 	Detail string
+	// Observed is the value the verdict was taken on, in Unit, and Min
+	// and Max its bounds (nil: no bound on that side). A SKIP, and the
+	// mix check (5.2.3, one bound per transaction type), have none.
+	Observed *float64
+	Min, Max *float64
+	Unit     string
 }
 
 func (a AuditResult) String() string {
@@ -49,6 +55,11 @@ func audit(c *counters, res *RunResult, warehouses int, wait float64) []AuditRes
 	var out []AuditResult
 	add := func(id string, st AuditStatus, format string, args ...any) {
 		out = append(out, AuditResult{ID: id, Status: st, Detail: fmt.Sprintf(format, args...)})
+	}
+	// measured is add with the observed value and its bounds.
+	measured := func(id string, st AuditStatus, obs float64, lo, hi *float64, unit, format string, args ...any) {
+		add(id, st, format, args...)
+		out[len(out)-1].Observed, out[len(out)-1].Min, out[len(out)-1].Max, out[len(out)-1].Unit = &obs, lo, hi, unit
 	}
 	pct := func(n, of int64) float64 {
 		if of == 0 {
@@ -81,12 +92,12 @@ func audit(c *counters, res *RunResult, warehouses int, wait float64) []AuditRes
 		if float64(sk) > math.Max(1, 0.01*float64(del)) {
 			st = AuditFail
 		}
-		add("9.2.1.7", st, "%d skipped districts in %d deliveries", sk, del)
+		measured("9.2.1.7", st, float64(sk), nil, bound(math.Max(1, 0.01*float64(del))), "districts", "%d skipped districts in %d deliveries", sk, del)
 	}
 	// 9.2.2.5.1: 1% of New-Orders roll back.
 	if !skip("9.2.2.5.1", no, "new orders") {
 		p := pct(c.noRollbacks.Load(), no)
-		add("9.2.2.5.1", within(p, 0.9, 1.1), "%.2f%% rolled back, want 0.9..1.1%%", p)
+		measured("9.2.2.5.1", within(p, 0.9, 1.1), p, bound(0.9), bound(1.1), "%", "%.2f%% rolled back, want 0.9..1.1%%", p)
 	}
 	// 9.2.2.5.2: average order lines 9.5..10.5, and each count 5..15 at
 	// 100/11 % ± 1%.
@@ -102,7 +113,7 @@ func audit(c *counters, res *RunResult, warehouses int, wait float64) []AuditRes
 				st = AuditFail
 			}
 		}
-		add("9.2.2.5.2", st, "%.2f lines per order; worst count off by %.2f%%", avg, worst)
+		measured("9.2.2.5.2", st, avg, bound(9.5), bound(10.5), "lines/order", "%.2f lines per order; worst count off by %.2f%%", avg, worst)
 	}
 	// 9.2.2.5.3: 1% remote order lines, every warehouse used remotely.
 	switch {
@@ -120,7 +131,7 @@ func audit(c *counters, res *RunResult, warehouses int, wait float64) []AuditRes
 			}
 			detail += fmt.Sprintf("; %d of %d warehouses supplied remotely", used, warehouses)
 		}
-		add("9.2.2.5.3", st, "%s", detail)
+		measured("9.2.2.5.3", st, p, bound(0.95), bound(1.05), "%", "%s", detail)
 	}
 	// 9.2.2.5.4: 15% remote payments, every warehouse used remotely.
 	switch {
@@ -138,16 +149,16 @@ func audit(c *counters, res *RunResult, warehouses int, wait float64) []AuditRes
 			}
 			detail += fmt.Sprintf("; %d of %d warehouses paid remotely", used, warehouses)
 		}
-		add("9.2.2.5.4", st, "%s", detail)
+		measured("9.2.2.5.4", st, p, bound(14), bound(16), "%", "%s", detail)
 	}
 	// 9.2.2.5.5 and .6: 60% of Payments and Order-Status by last name.
 	if !skip("9.2.2.5.5", pay, "payments") {
 		p := pct(c.payByName.Load(), pay)
-		add("9.2.2.5.5", within(p, 57, 63), "%.2f%% of payments by last name, want 57..63%%", p)
+		measured("9.2.2.5.5", within(p, 57, 63), p, bound(57), bound(63), "%", "%.2f%% of payments by last name, want 57..63%%", p)
 	}
 	if !skip("9.2.2.5.6", os, "order status transactions") {
 		p := pct(c.osByName.Load(), os)
-		add("9.2.2.5.6", within(p, 57, 63), "%.2f%% of order status by last name, want 57..63%%", p)
+		measured("9.2.2.5.6", within(p, 57, 63), p, bound(57), bound(63), "%", "%.2f%% of order status by last name, want 57..63%%", p)
 	}
 	// 5.2.3: the minimum mix.
 	var total int64
@@ -181,7 +192,7 @@ func audit(c *counters, res *RunResult, warehouses int, wait float64) []AuditRes
 		if p90 > limit {
 			st = AuditFail
 		}
-		add(id, st, "p90 %s, limit %s", p90.Round(time.Microsecond*100), limit)
+		measured(id, st, histogram.Millis(int64(p90)), nil, bound(histogram.Millis(int64(limit))), "ms", "p90 %s, limit %s", p90.Round(time.Microsecond*100), limit)
 	}
 	// Efficiency only means something with the spec's waits.
 	if wait != 1 {
@@ -195,7 +206,9 @@ func audit(c *counters, res *RunResult, warehouses int, wait float64) []AuditRes
 		if res.Efficiency < histogram.PassingEfficiency {
 			st = AuditFail
 		}
-		add("efficiency", st, "%.1f%% of 12.86 tpmC per active warehouse, want >= %.0f%%", res.Efficiency, histogram.PassingEfficiency)
+		measured("efficiency", st, res.Efficiency, bound(histogram.PassingEfficiency), nil, "%", "%.1f%% of 12.86 tpmC per active warehouse, want >= %.0f%%", res.Efficiency, histogram.PassingEfficiency)
 	}
 	return out
 }
+
+func bound(x float64) *float64 { return &x }

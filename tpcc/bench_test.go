@@ -134,12 +134,12 @@ func BenchmarkCopyTextVsBinary(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		c, sv := measure(func() error {
-			_, err := conn.PgConn().CopyFrom(ctx, newCopyReader(&stockGen{r: NewRand(1, streamFor(1, streamStock)), w: 1, wTxt: []byte("1")}, nil), stock.copySQL())
+			_, err := conn.PgConn().CopyFrom(ctx, newCopyReader(&stockGen{r: NewRand(1, streamFor(0, streamStock)), w: 0, wTxt: []byte("0")}, nil), stock.copySQL())
 			return err
 		})
 		text, textSrv = text+c, textSrv+sv
 		c, sv = measure(func() error {
-			_, err := conn.CopyFrom(ctx, pgx.Identifier{"stock"}, cols, &stockSource{r: NewRand(1, streamFor(1, streamStock)), w: 1})
+			_, err := conn.CopyFrom(ctx, pgx.Identifier{"stock"}, cols, &stockSource{r: NewRand(1, streamFor(0, streamStock)), w: 0})
 			return err
 		})
 		binary, binSrv = binary+c, binSrv+sv

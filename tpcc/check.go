@@ -140,6 +140,8 @@ const maxExamples = 5
 func (r CheckResult) String() string {
 	detail := r.Elapsed.Round(time.Millisecond).String()
 	switch {
+	case r.Verdict == Fail && r.Condition.Name == layoutName:
+		detail = strings.Join(r.Examples, "; ")
 	case r.Verdict == Fail && r.Condition.Number == 0:
 		detail = fmt.Sprintf("%d not loaded, e.g. %s; re-run tpcc load", r.Violations, strings.Join(r.Examples, ", "))
 	case r.Verdict == Fail:
@@ -172,7 +174,9 @@ type CheckOptions struct {
 	Only []int
 	// Out receives one line per condition as it completes; nil for none.
 	Out io.Writer
-	// Warehouses, when set, must equal the count stored by init.
+	// Warehouses, when set, must equal the count stored by init or,
+	// without benchrig_meta (a database loaded by CockroachDB's
+	// workload), is checked against the warehouse table: w_id 0..W-1.
 	Warehouses int
 	// Dialect picks the snapshot: REPEATABLE READ on PostgreSQL,
 	// CockroachDB's default SERIALIZABLE.
@@ -181,8 +185,12 @@ type CheckOptions struct {
 
 // populationName is reported first, as check 0, when the database
 // was loaded by benchrig: the conditions of clause 3.3.2 can all hold on a
-// half-loaded database, which is not a valid population.
-const populationName = "all warehouses loaded (benchrig_loaded)"
+// half-loaded database, which is not a valid population. Without
+// benchrig's tables, layoutName is check 0 when --warehouses is given.
+const (
+	populationName = "all warehouses loaded (benchrig_loaded)"
+	layoutName     = "warehouses 0..W-1 and 100,000 items present"
+)
 
 // Check evaluates the consistency conditions of clause 3.3.2 on one
 // snapshot (a REPEATABLE READ, read-only transaction on PostgreSQL; a
@@ -267,10 +275,11 @@ func selected(c Condition, o CheckOptions) bool {
 	return !c.Expensive || o.Expensive
 }
 
-// population checks benchrig_loaded against the stored warehouse count;
-// ok is false when the database has no benchrig metadata (loaded by
-// another tool, such as CockroachDB's workload), so there is nothing to
-// compare.
+// population checks benchrig_loaded against the stored warehouse count.
+// Without benchrig metadata (loaded by another tool, such as
+// CockroachDB's workload, or the meta table dropped) it checks the
+// warehouse and item tables against want (layout); ok is false when there
+// is nothing to compare.
 func population(ctx context.Context, tx pgx.Tx, want int) (CheckResult, bool, error) {
 	start := time.Now()
 	// A savepoint: on a database without our tables the failed read must
@@ -282,7 +291,7 @@ func population(ctx context.Context, tx pgx.Tx, want int) (CheckResult, bool, er
 	m, err := ReadMeta(ctx, sp)
 	if errors.Is(err, ErrNoMeta) {
 		_ = sp.Rollback(ctx)
-		return CheckResult{}, false, nil
+		return layout(ctx, tx, want)
 	}
 	if err != nil {
 		return CheckResult{}, false, fmt.Errorf("check: %w", err)
@@ -306,17 +315,46 @@ func population(ctx context.Context, tx pgx.Tx, want int) (CheckResult, bool, er
 		have[int(id)] = true
 	}
 	r := CheckResult{Condition: Condition{Number: 0, Name: populationName}, Verdict: Pass}
-	for w := 0; w <= m.Warehouses; w++ {
+	for w := itemsUnit; w < m.Warehouses; w++ {
 		if !have[w] {
 			r.Violations++
 			if len(r.Examples) < maxExamples {
-				if w == 0 {
+				if w == itemsUnit {
 					r.Examples = append(r.Examples, "item")
 				} else {
 					r.Examples = append(r.Examples, "warehouse "+strconv.Itoa(w))
 				}
 			}
 		}
+	}
+	if r.Violations > 0 {
+		r.Verdict = Fail
+	}
+	r.Elapsed = time.Since(start)
+	return r, true, nil
+}
+
+// layout checks, without benchrig's bookkeeping, that the warehouse
+// table holds exactly w_id 0..want-1 (workload's layout) and the item
+// table its 100,000 rows; ok is false when want is 0.
+func layout(ctx context.Context, tx pgx.Tx, want int) (CheckResult, bool, error) {
+	if want == 0 {
+		return CheckResult{}, false, nil
+	}
+	start := time.Now()
+	var lo, hi, n, items int64
+	if err := tx.QueryRow(ctx, `SELECT coalesce(min(w_id), -1), coalesce(max(w_id), -1), count(*), (SELECT count(*) FROM item) FROM warehouse`).
+		Scan(&lo, &hi, &n, &items); err != nil {
+		return CheckResult{}, false, fmt.Errorf("check: read warehouse, item: %w", err)
+	}
+	r := CheckResult{Condition: Condition{Number: 0, Name: layoutName}, Verdict: Pass}
+	if lo != 0 || hi != int64(want)-1 || n != int64(want) {
+		r.Violations++
+		r.Examples = append(r.Examples, fmt.Sprintf("warehouse holds %d ids in %d..%d, want %d in 0..%d", n, lo, hi, want, want-1))
+	}
+	if items != numItems {
+		r.Violations++
+		r.Examples = append(r.Examples, fmt.Sprintf("item holds %d rows, want %d", items, numItems))
 	}
 	if r.Violations > 0 {
 		r.Verdict = Fail

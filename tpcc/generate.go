@@ -450,14 +450,14 @@ func warehouseJobs(seed uint64, w, cLoad int, now []byte) []tableJob {
 	}
 }
 
-// columnNames lists a table's columns (from its definition) for COPY's
-// column list; CockroachDB's history has an extra defaulted rowid.
+// columnNames lists the columns a load fills, in the table's order, for
+// COPY's column list: all but the generated ones (history's rowid).
 func (t Table) columnNames() []string {
 	var out []string
-	for _, line := range strings.Split(t.columns, "\n") {
-		f := strings.Fields(line)
-		if len(f) > 0 {
-			out = append(out, f[0])
+	for _, c := range t.columns {
+		name, _, _ := strings.Cut(c, " ")
+		if name != t.generated {
+			out = append(out, name)
 		}
 	}
 	return out

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/benchrig/benchrig/internal/redact"
 )
 
 // LoadOptions configure Load. Zero values mean "the whole database as
@@ -21,8 +22,9 @@ type LoadOptions struct {
 	// Warehouses, when set, must equal the count stored by init (a
 	// safety check against loading with another host's flags).
 	Warehouses int
-	// From, To: inclusive warehouse range this loader fills (0: 1..W).
-	// Hosts loading one database in parallel take disjoint ranges.
+	// From, To: this loader fills warehouses From..To-1 (w_id is 0-based,
+	// as in CockroachDB's workload); To 0 means W. Hosts loading one
+	// database in parallel take disjoint ranges.
 	From, To int
 	// Concurrency is the number of connections, each loading one
 	// warehouse at a time.
@@ -31,6 +33,10 @@ type LoadOptions struct {
 	Seed *uint64
 	// Dialect selects how a warehouse is made atomic (see doc.go).
 	Dialect Dialect
+	// FKs adds workload's ten foreign keys (AddForeignKeys) once the
+	// population is complete, like workload's --fks (on by default in the
+	// CLI, as in workload).
+	FKs bool
 	// Progress receives a human progress line about every
 	// ProgressInterval (default 1s); nil for none.
 	Progress         io.Writer
@@ -39,7 +45,7 @@ type LoadOptions struct {
 	// tests that compare two loads.
 	Now time.Time
 
-	// afterCommit is called when a warehouse (0: item) is committed;
+	// afterCommit is called when a warehouse (itemsUnit: item) is committed;
 	// tests use it to interrupt a load at a known point.
 	afterCommit func(w int)
 }
@@ -68,19 +74,10 @@ func URLConnector(urls []string) Connector {
 		u := urls[int(next.Add(1)-1)%len(urls)]
 		c, err := pgx.Connect(ctx, u)
 		if err != nil {
-			return nil, fmt.Errorf("connect %s: %w", redactURL(u), err)
+			return nil, fmt.Errorf("connect %s: %w", redact.URL(u), err)
 		}
 		return c, nil
 	}
-}
-
-// redactURL hides a password in a connection URL for error messages.
-func redactURL(u string) string {
-	cfg, err := pgx.ParseConfig(u)
-	if err != nil || cfg.Password == "" {
-		return u
-	}
-	return strings.Replace(u, ":"+cfg.Password+"@", ":xxxxx@", 1)
 }
 
 // Load populates the warehouses of the range that are not yet loaded, and
@@ -110,25 +107,22 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 		return LoadStats{}, fmt.Errorf("load: %w: --seed %d, but the database was initialised with seed %d (hosts must share one seed)", ErrMismatch, *o.Seed, meta.Seed)
 	}
 	from, to := o.From, o.To
-	if from == 0 {
-		from = 1
-	}
 	if to == 0 {
 		to = meta.Warehouses
 	}
-	if from < 1 || to > meta.Warehouses || from > to {
-		return LoadStats{}, fmt.Errorf("load: warehouse range %d..%d not within 1..%d", from, to, meta.Warehouses)
+	if from < 0 || to > meta.Warehouses || from >= to {
+		return LoadStats{}, fmt.Errorf("load: warehouse range %d..%d not within 0..%d", from, to-1, meta.Warehouses-1)
 	}
 	done, err := loadedSet(ctx, first, from, to)
 	if err != nil {
 		return LoadStats{}, fmt.Errorf("load: %w", err)
 	}
 	var stats LoadStats
-	jobs := make([]int, 0, to-from+2)
-	if !done[0] {
-		jobs = append(jobs, 0)
+	jobs := make([]int, 0, to-from+1)
+	if !done[itemsUnit] {
+		jobs = append(jobs, itemsUnit)
 	}
-	for w := from; w <= to; w++ {
+	for w := from; w < to; w++ {
 		if done[w] {
 			stats.Skipped++
 		} else {
@@ -146,14 +140,14 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 	var warehousesDone atomic.Int64
 	expected := int64(0)
 	for _, w := range jobs {
-		if w == 0 {
+		if w == itemsUnit {
 			expected += numItems
 		} else {
 			expected += rowsPerWarehouse
 		}
 	}
 	nw := len(jobs)
-	if jobs[0] == 0 {
+	if jobs[0] == itemsUnit {
 		nw--
 	}
 	stopProgress := startProgress(o.Progress, o.ProgressInterval, start, &rows, &warehousesDone, expected, nw)
@@ -194,14 +188,14 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 			}
 			defer func() { conns <- conn }()
 			var loaded bool
-			if w == 0 {
-				loaded, err = loadUnit(gctx, conn, o.Dialect, 0, []tableJob{{schemaTables()[0], newItemGen(meta.Seed)}}, &rows)
+			if w == itemsUnit {
+				loaded, err = loadUnit(gctx, conn, o.Dialect, itemsUnit, []tableJob{{schemaTables()[0], newItemGen(meta.Seed)}}, &rows)
 			} else {
 				loaded, err = loadUnit(gctx, conn, o.Dialect, w, warehouseJobs(meta.Seed, w, meta.Load.CLast, now), &rows)
 			}
 			if err != nil {
 				what := fmt.Sprintf("warehouse %d", w)
-				if w == 0 {
+				if w == itemsUnit {
 					what = "item"
 				}
 				// pgx reports a cancelled COPY as a closed connection;
@@ -212,7 +206,7 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 				return fmt.Errorf("load %s: %w", what, err)
 			}
 			results[i] = loaded
-			if w != 0 {
+			if w != itemsUnit {
 				warehousesDone.Add(1)
 			}
 			if o.afterCommit != nil {
@@ -226,10 +220,10 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 	for i, w := range jobs {
 		switch {
 		case !results[i]:
-			if w != 0 && err == nil {
+			if w != itemsUnit && err == nil {
 				stats.Skipped++ // another loader got there first
 			}
-		case w == 0:
+		case w == itemsUnit:
 			stats.Items = true
 		default:
 			stats.Loaded++
@@ -240,46 +234,63 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 		stats.Elapsed = time.Since(start)
 		return stats, err
 	}
-	// Fresh statistics: the run's plans (customer by last name, order by
-	// customer) depend on them and autovacuum may not have caught up. Only
-	// once the population is complete: with hosts loading ranges in
-	// parallel, the last to finish analyzes.
-	if o.Dialect == Postgres {
-		if err := analyzeIfComplete(ctx, connect, meta.Warehouses, o.Progress); err != nil {
-			return stats, fmt.Errorf("load: analyze: %w", err)
-		}
+	if err := finishIfComplete(ctx, connect, meta.Warehouses, o); err != nil {
+		return stats, fmt.Errorf("load: %w", err)
 	}
 	stats.Elapsed = time.Since(start)
 	return stats, nil
 }
 
-func analyzeIfComplete(ctx context.Context, connect Connector, warehouses int, progress io.Writer) error {
+// finishIfComplete does what follows a complete population, once: with
+// hosts loading ranges in parallel, the loader that completes it. First
+// the foreign keys (o.FKs), as workload's PostLoad; then, on PostgreSQL,
+// fresh statistics: the run's plans (customer by last name, order by
+// customer) depend on them and autovacuum may not have caught up.
+func finishIfComplete(ctx context.Context, connect Connector, warehouses int, o LoadOptions) error {
+	progress := o.Progress
 	c, err := connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close(context.Background())
 	var n int
-	if err := c.QueryRow(ctx, `SELECT count(*) FROM `+loadedTable+` WHERE w_id BETWEEN 0 AND $1`, warehouses).Scan(&n); err != nil {
+	if err := c.QueryRow(ctx, `SELECT count(*) FROM `+loadedTable+` WHERE w_id BETWEEN $1 AND $2`, itemsUnit, warehouses-1).Scan(&n); err != nil {
 		return fmt.Errorf("read %s: %w", loadedTable, err)
 	}
 	if n < warehouses+1 {
 		if progress != nil {
-			fmt.Fprintf(progress, "load: %d of %d warehouses loaded so far; the loader that completes the population runs ANALYZE\n", max(n-1, 0), warehouses)
+			fmt.Fprintf(progress, "load: %d of %d warehouses loaded so far; the loader that completes the population adds the foreign keys and runs ANALYZE\n", max(n-1, 0), warehouses)
 		}
+		return nil
+	}
+	if o.FKs {
+		if progress != nil {
+			fmt.Fprintln(progress, "load: adding the 10 foreign keys (NOT VALID, then VALIDATE on PostgreSQL)")
+		}
+		if err := AddForeignKeys(ctx, c, o.Dialect); err != nil {
+			return err
+		}
+	}
+	if o.Dialect != Postgres {
 		return nil
 	}
 	if progress != nil {
 		fmt.Fprintln(progress, "load: ANALYZE (fresh planner statistics for the run)")
 	}
-	_, err = c.Exec(ctx, "ANALYZE")
-	return err
+	if _, err = c.Exec(ctx, "ANALYZE"); err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	return nil
 }
 
-// loadedSet returns which of warehouses from..to (and 0, the item table)
-// are marked loaded.
+// itemsUnit is the item table's row in benchrig_loaded: warehouses are
+// 0..W-1, so the item table is marked -1.
+const itemsUnit = -1
+
+// loadedSet returns which of warehouses from..to-1 (and itemsUnit, the
+// item table) are marked loaded.
 func loadedSet(ctx context.Context, conn *pgx.Conn, from, to int) (map[int]bool, error) {
-	rows, err := conn.Query(ctx, `SELECT w_id FROM `+loadedTable+` WHERE w_id = 0 OR w_id BETWEEN $1 AND $2`, from, to)
+	rows, err := conn.Query(ctx, `SELECT w_id FROM `+loadedTable+` WHERE w_id = $1 OR w_id BETWEEN $2 AND $3`, itemsUnit, from, to-1)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", loadedTable, err)
 	}
@@ -294,7 +305,7 @@ func loadedSet(ctx context.Context, conn *pgx.Conn, from, to int) (map[int]bool,
 	return m, nil
 }
 
-// loadUnit loads one warehouse (or, w = 0, the item table) atomically and
+// loadUnit loads one warehouse (or, w = itemsUnit, the item table) atomically and
 // reports whether it did (false: someone else had already).
 //
 // PostgreSQL: one transaction that first inserts the marker row, so a
@@ -325,7 +336,7 @@ func loadUnit(ctx context.Context, conn *pgx.Conn, d Dialect, w int, jobs []tabl
 		}
 		for _, j := range jobs {
 			del := "DELETE FROM " + j.table.Name
-			if w != 0 {
+			if w != itemsUnit {
 				del += fmt.Sprintf(" WHERE %s = %d", j.table.WCol, w)
 			}
 			if _, err := conn.Exec(ctx, del); err != nil {

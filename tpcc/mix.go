@@ -82,15 +82,20 @@ func NewDeck() Deck {
 }
 
 // Next draws the next card, reshuffling (Fisher-Yates) when a pass ends.
+// A deck of a smaller --mix (NewDeckMix) skips its empty slots.
 func (d *Deck) Next(r *Rand) TxnType {
-	if d.pos >= DeckSize {
-		for i := DeckSize - 1; i > 0; i-- {
-			j := r.Int(0, i)
-			d.cards[i], d.cards[j] = d.cards[j], d.cards[i]
+	for {
+		if d.pos >= DeckSize {
+			for i := DeckSize - 1; i > 0; i-- {
+				j := r.Int(0, i)
+				d.cards[i], d.cards[j] = d.cards[j], d.cards[i]
+			}
+			d.pos = 0
 		}
-		d.pos = 0
+		t := d.cards[d.pos]
+		d.pos++
+		if t != noCard {
+			return t
+		}
 	}
-	t := d.cards[d.pos]
-	d.pos++
-	return t
 }

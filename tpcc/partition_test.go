@@ -1,6 +1,8 @@
 package tpcc
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -10,12 +12,12 @@ func TestPartitions(t *testing.T) {
 		ranges  [][2]int
 		active  [][2]int
 	}{
-		// cockroach.md §2's example (0-based there: [0,6,13,20], active
-		// [[0,1,2],[6,7,8],[13..16]]), shifted to w_id 1..W.
-		{20, 10, 3, [][2]int{{1, 6}, {7, 13}, {14, 20}}, [][2]int{{1, 3}, {7, 9}, {14, 17}}},
-		{10, 10, 1, [][2]int{{1, 10}}, [][2]int{{1, 10}}},
-		{10, 10, 10, [][2]int{{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}, {7, 7}, {8, 8}, {9, 9}, {10, 10}}, nil},
-		{5, 2, 5, nil, [][2]int{{1, 0}, {2, 1}, {3, 3}, {4, 3}, {5, 5}}}, // sizes 0,0,1,0,1
+		// cockroach.md §2's example: bounds [0,6,13,20], active
+		// [[0,1,2],[6,7,8],[13..16]].
+		{20, 10, 3, [][2]int{{0, 5}, {6, 12}, {13, 19}}, [][2]int{{0, 2}, {6, 8}, {13, 16}}},
+		{10, 10, 1, [][2]int{{0, 9}}, [][2]int{{0, 9}}},
+		{10, 10, 10, [][2]int{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}, {7, 7}, {8, 8}, {9, 9}}, nil},
+		{5, 2, 5, nil, [][2]int{{0, -1}, {1, 0}, {2, 2}, {3, 2}, {4, 4}}}, // sizes 0,0,1,0,1
 	} {
 		p, err := NewPartitions(tc.w, tc.a, tc.p)
 		if err != nil {
@@ -31,8 +33,8 @@ func TestPartitions(t *testing.T) {
 				t.Errorf("W=%d A=%d P=%d: ActiveRange(%d) = %d..%d, want %d..%d", tc.w, tc.a, tc.p, i, lo, hi, want[0], want[1])
 			}
 		}
-		// Of is the inverse of Range, and the ranges tile 1..W.
-		next := 1
+		// Of is the inverse of Range, and the ranges tile 0..W-1.
+		next := 0
 		total := 0
 		for i := 0; i < p.Count; i++ {
 			lo, hi := p.Range(i)
@@ -53,11 +55,23 @@ func TestPartitions(t *testing.T) {
 				}
 			}
 		}
-		if next != tc.w+1 || total != tc.a {
+		if next != tc.w || total != tc.a {
 			t.Errorf("W=%d A=%d P=%d: ranges end at %d, %d active; want %d, %d", tc.w, tc.a, tc.p, next-1, total, tc.w, tc.a)
 		}
-		if p.Of(0) != -1 || p.Of(tc.w+1) != -1 {
-			t.Errorf("Of outside 1..W must be -1")
+		// The 0-based bounds are workload's: (i*W)/P.
+		for i := 0; i < p.Count; i++ {
+			lo, hi := p.Bounds(i)
+			if lo != i*tc.w/tc.p || hi != (i+1)*tc.w/tc.p {
+				t.Errorf("W=%d P=%d: Bounds(%d) = [%d,%d)", tc.w, tc.p, i, lo, hi)
+			}
+			alo, ahi := p.ActiveBounds(i)
+			rlo, rhi := p.ActiveRange(i)
+			if alo != rlo || ahi-1 != rhi {
+				t.Errorf("ActiveBounds(%d) = [%d,%d) but ActiveRange = %d..%d", i, alo, ahi, rlo, rhi)
+			}
+		}
+		if p.Of(-1) != -1 || p.Of(tc.w) != -1 {
+			t.Errorf("Of outside 0..W-1 must be -1")
 		}
 	}
 }
@@ -90,5 +104,95 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := ParsePartitionStrategy("random"); err == nil {
 		t.Error("ParsePartitionStrategy(random) succeeded")
+	}
+}
+
+// TestWorkloadPartitionGolden pins the exact partitioning statements for
+// the shipped plans' parameters (plans/tpcc-10k.yaml: W=10,000 P=5;
+// plans/tpcc-100k.yaml: W=100,000 P=27; both CockroachDB v20.1, generator
+// 2.1.0 with its FK indexes), checked line by line against cockroach.md §2:
+// bounds (i*W)/P on 0-based ids, names p<idx>_<i>, zone configs per
+// strategy, item replicas item_idx_<i> pinned to rack i. The plans without
+// partitions (tpcc-10, tpcc-1k) issue none.
+func TestWorkloadPartitionGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		v             Version
+		w, p          int
+		strategy      PartitionStrategy
+		zones         []string
+		static, fkIdx bool
+	}{
+		{"partition_w10000_p5_v20.1", Version{20, 1}, 10000, 5, Replication, nil, false, true},
+		{"partition_w100000_p27_v20.1", Version{20, 1}, 100000, 27, Replication, nil, false, true},
+		{"partition_w20_p3_leases_static_v20.2", Version{20, 2}, 20, 3, Leases, nil, true, false},
+		{"partition_w20_p3_zones_v20.2", Version{20, 2}, 20, 3, Replication, []string{"us-east1-b", "us-west1-b", "europe-west2-b"}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parts, err := NewPartitions(tc.w, tc.w, tc.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stmts, err := WorkloadPartitionStatements(PartitionOptions{Version: tc.v, Parts: parts, Strategy: tc.strategy,
+				Zones: tc.zones, ReplicateStaticColumns: tc.static, FKIndexes: tc.fkIdx})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(stmts, ";\n") + ";\n"
+			golden(t, tc.name, got)
+			// Independent of the golden: the objects and counts §2 lists.
+			objects := 10
+			if tc.fkIdx {
+				objects += 3
+			}
+			replicaTables := 1
+			if tc.static {
+				replicaTables = 3
+			}
+			if want := objects*(1+tc.p) + 2*tc.p*replicaTables; len(stmts) != want {
+				t.Errorf("%d statements, want %d", len(stmts), want)
+			}
+			for i := 0; i < tc.p; i++ {
+				if !strings.Contains(got, fmt.Sprintf("CREATE UNIQUE INDEX %s ON item (i_id) STORING (i_im_id,i_name,i_price,i_data)", ItemReplicaIndex(tc.v, i))) {
+					t.Errorf("no item replica %d", i)
+				}
+				lo, hi := i*tc.w/tc.p, (i+1)*tc.w/tc.p
+				if !strings.Contains(got, fmt.Sprintf("PARTITION p0_%d VALUES FROM (%d) to (%d)", i, lo, hi)) {
+					t.Errorf("no partition p0_%d [%d,%d)", i, lo, hi)
+				}
+			}
+		})
+	}
+	// The 100k recipe's first partition, as issue 10 and §2 state it.
+	parts, _ := NewPartitions(100000, 100000, 27)
+	stmts, _ := WorkloadPartitionStatements(PartitionOptions{Version: Version{20, 1}, Parts: parts, FKIndexes: true})
+	if !strings.Contains(stmts[0], "PARTITION p0_0 VALUES FROM (0) to (3703),\n") ||
+		!strings.Contains(stmts[0], "PARTITION p0_26 VALUES FROM (96296) to (100000)\n") {
+		t.Errorf("warehouse partitioning:\n%s", stmts[0])
+	}
+	if stmts[1] != "ALTER PARTITION p0_0 OF TABLE warehouse CONFIGURE ZONE USING constraints = '[+rack=0]'" {
+		t.Errorf("zone config: %s", stmts[1])
+	}
+}
+
+func TestWorkloadPartitionInvalid(t *testing.T) {
+	parts, _ := NewPartitions(20, 20, 3)
+	if _, err := WorkloadPartitionStatements(PartitionOptions{Version: Version{20, 1}, Parts: parts, ReplicateStaticColumns: true}); err == nil {
+		t.Error("--replicate-static-columns accepted for v20.1")
+	}
+	if ItemReplicaIndex(Version{20, 1}, 3) != "replicated_idx_3" || ItemReplicaIndex(Version{23, 1}, 3) != "item_idx_3" {
+		t.Error("item replica names")
+	}
+	for _, zones := range [][]string{{"a", "b"}, {"a", "b", "c'd"}, {"a", "", "c"}, {"a", "b", "c]"}} {
+		if _, err := WorkloadPartitionStatements(PartitionOptions{Parts: parts, Zones: zones}); err == nil {
+			t.Errorf("zones %q accepted", zones)
+		}
+	}
+}
+
+func TestScatterStatements(t *testing.T) {
+	s := ScatterStatements()
+	if len(s) != 9 || s[5] != `ALTER TABLE "order" SCATTER` {
+		t.Errorf("%q", s)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
@@ -48,6 +49,19 @@ type RunConfig struct {
 	MaxRetries     int           // per transaction, for 40001/40P01 (0: 100)
 	Isolation      pgx.TxIsoLevel
 
+	// CockroachDB workload's run flags (workloadflags.go).
+	Version                Version           // the cluster's release: URL mapping, worker count, partitioning (zero: v20.1's)
+	Mix                    *Mix              // --mix (nil: the spec's deck)
+	MaxRate                float64           // --max-rate: transactions/s over this host (0: unlimited)
+	MaxOps                 uint64            // --max-ops: end the run after this many (0: unlimited)
+	QueryExecMode          pgx.QueryExecMode // --method (0: prepare)
+	Scatter                bool              // --scatter: ALTER TABLE ... SCATTER before the run
+	ReplicateStaticColumns bool              // --replicate-static-columns, when the run partitions
+	FKs                    bool              // --fks: the schema's FK indexes (v20.1) are partitioned too
+	DataSeed               uint64            // --seed: the data generator's seed (0: 1, workload's); gives C-Load without benchrig_meta, must match it with
+	HistogramsMaxLatency   time.Duration     // --histograms-max-latency (0: 100s)
+	limit                  *opLimiter
+
 	Out io.Writer // progress and final report (nil: discard)
 	Now func() time.Time
 }
@@ -60,6 +74,7 @@ type RunResult struct {
 	Counts     [numTxnTypes]int64
 	Errors     [numTxnTypes]int64
 	Retries    [numTxnTypes]int64
+	StartDelay time.Duration // how late the run started after StartAt (0 without it)
 	Audit      []AuditResult
 	Result     *histogram.Result // cumulative histograms
 }
@@ -94,19 +109,13 @@ type plan struct {
 // affinity[j % len(affinity)] — list URLs in the order of the affinity
 // list, as older CockroachDB workloads assumed — and a partition without
 // a URL of its own uses all of them.
-func planTerminals(p Partitions, affinity []int, nURLs int) (plan, error) {
+func planTerminals(p Partitions, affinity []int, nURLs int, v Version) (plan, error) {
 	if len(affinity) == 0 {
 		for i := range p.Count {
 			affinity = append(affinity, i)
 		}
 	}
-	urlsOf := make(map[int][]uint16)
-	if len(affinity) > 1 {
-		for j := range nURLs {
-			part := affinity[j%len(affinity)]
-			urlsOf[part] = append(urlsOf[part], uint16(j))
-		}
-	}
+	urlsOf := urlPartitions(v, p.Count, affinity, nURLs)
 	var pl plan
 	for _, part := range affinity {
 		if part < 0 || part >= p.Count {
@@ -131,6 +140,15 @@ func planTerminals(p Partitions, affinity []int, nURLs int) (plan, error) {
 		return plan{}, errors.New("no active warehouse in this host's partitions")
 	}
 	return pl, nil
+}
+
+// newDeck deals --mix (validated by defaults) or the spec's deck.
+func (cfg *RunConfig) newDeck() Deck {
+	if cfg.Mix == nil {
+		return NewDeck()
+	}
+	d, _ := NewDeckMix(*cfg.Mix)
+	return d
 }
 
 func (cfg *RunConfig) defaults() error {
@@ -170,6 +188,15 @@ func (cfg *RunConfig) defaults() error {
 	if cfg.Seed == 0 {
 		cfg.Seed = uint64(cfg.Now().UnixNano())
 	}
+	if cfg.MaxRate < 0 {
+		return fmt.Errorf("tpcc run: --max-rate must be >= 0, got %v", cfg.MaxRate)
+	}
+	cfg.limit = newOpLimiter(cfg.MaxRate, cfg.MaxOps)
+	if cfg.Mix != nil {
+		if _, err := NewDeckMix(*cfg.Mix); err != nil {
+			return fmt.Errorf("tpcc run: --mix: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -185,7 +212,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %w", err)
 	}
-	pl, err := planTerminals(parts, cfg.Affinity, len(cfg.URLs))
+	pl, err := planTerminals(parts, cfg.Affinity, len(cfg.URLs), cfg.Version)
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %w", err)
 	}
@@ -198,7 +225,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 	workers := len(pl.homes)
 	if noWait && cfg.Workers > 0 {
-		workers = cfg.Workers
+		workers = WorkersForHost(cfg.Version, cfg.Workers, parts, cfg.Affinity)
 	}
 	conns := cfg.Conns
 	if conns == 0 {
@@ -214,22 +241,35 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	fmt.Fprintf(out, "Initializing %d connections...\n", perURL*len(cfg.URLs))
 	out.Flush()
-	pools, err := openPools(ctx, cfg.URLs, perURL)
+	pools, err := openPools(ctx, cfg.URLs, perURL, cfg.QueryExecMode)
 	if err != nil {
 		return nil, err
 	}
 	defer closePools(pools)
-	dialect, meta, err := probe(ctx, pools[0])
+	dialect, meta, err := probe(ctx, pools[0], cfg.DataSeed)
 	if err != nil {
-		return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
+		return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
+	}
+	if dialect == Cockroach && cfg.Version == (Version{}) {
+		if cfg.Version, err = DetectVersion(ctx, pools[0]); err != nil {
+			return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
+		}
 	}
 	if dialect == Cockroach && cfg.Partitions > 1 {
 		fmt.Fprintf(out, "Partitioning the tables %d ways (%s) if they are not yet\n", cfg.Partitions, cfg.PartitionStrategy)
 		out.Flush()
-		if err := PartitionCockroach(ctx, pools[0], parts, cfg.PartitionStrategy, cfg.Zones); err != nil {
-			return nil, fmt.Errorf("tpcc run: %s: %w", redact(cfg.URLs[0]), err)
+		if err := PartitionWorkload(ctx, pools[0], PartitionOptions{Version: cfg.Version, Parts: parts, Strategy: cfg.PartitionStrategy, Zones: cfg.Zones,
+			ReplicateStaticColumns: cfg.ReplicateStaticColumns, FKIndexes: cfg.FKs && cfg.Version.FKIndexes()}); err != nil {
+			return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 		}
 		meta.Partitions = cfg.Partitions
+	}
+	if dialect == Cockroach && cfg.Scatter {
+		for _, s := range ScatterStatements() {
+			if _, err := pools[0].Exec(ctx, s); err != nil {
+				return nil, fmt.Errorf("tpcc run: --scatter: %s: %w", s, err)
+			}
+		}
 	}
 	// A --warehouses other than the loaded count makes transactions miss
 	// rows (CockroachDB's workload then fails with "no rows in result
@@ -256,12 +296,17 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	var cnt atomic.Pointer[counters]
 	cnt.Store(newCounters(cfg.Warehouses))
-	rec := histogram.NewRecorder(cfg.Now(), histogram.TPCCNames()...)
+	maxLatency := cfg.HistogramsMaxLatency
+	if maxLatency <= 0 {
+		maxLatency = histogram.MaxLatency
+	}
+	rec := histogram.NewRecorderMax(cfg.Now(), maxLatency, histogram.TPCCNames()...)
 	var ops [numTxnTypes]*histogram.Op
 	for t := range numTxnTypes {
 		ops[t] = rec.Op(t.String(), cfg.Now())
 	}
 
+	var startDelay time.Duration
 	if !cfg.StartAt.IsZero() {
 		if d := cfg.StartAt.Sub(cfg.Now()); d > 0 {
 			fmt.Fprintf(out, "Waiting %s for --start-at %s\n", d.Round(time.Millisecond), cfg.StartAt.Format(time.RFC3339Nano))
@@ -272,7 +317,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 				return nil, ctx.Err()
 			}
 		}
-		fmt.Fprintf(out, "Started %s after --start-at\n", cfg.Now().Sub(cfg.StartAt).Round(time.Microsecond))
+		startDelay = cfg.Now().Sub(cfg.StartAt)
+		fmt.Fprintf(out, "Started %s after --start-at\n", startDelay.Round(time.Microsecond))
 	}
 
 	runCtx, cancel := context.WithCancelCause(ctx)
@@ -336,6 +382,8 @@ loop:
 		var now time.Time
 		select {
 		case <-runCtx.Done():
+			break loop
+		case <-cfg.limit.exhausted(): // --max-ops
 			break loop
 		case <-ticker.C:
 			now = cfg.Now()
@@ -405,6 +453,7 @@ loop:
 	}
 	c := cnt.Load()
 	res := newRunResult(final, c, now.Sub(measureStart), activeHere)
+	res.StartDelay = startDelay
 	res.Audit = audit(c, res, cfg.Warehouses, cfg.Wait)
 	rep.final(res)
 	if loopErr != nil {
@@ -470,7 +519,7 @@ func newRunResult(final []histogram.Interval, c *counters, elapsed time.Duration
 
 // openPools opens one pool of perURL connections per URL, kept open
 // (MinConns) so the run does not pay for connecting.
-func openPools(ctx context.Context, urls []string, perURL int) ([]*pgxpool.Pool, error) {
+func openPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExecMode) ([]*pgxpool.Pool, error) {
 	pools := make([]*pgxpool.Pool, 0, len(urls))
 	for i, u := range urls {
 		pc, err := pgxpool.ParseConfig(u)
@@ -483,10 +532,13 @@ func openPools(ctx context.Context, urls []string, perURL int) ([]*pgxpool.Pool,
 		// Statements are prepared once per connection and cached:
 		// the run phase sends only Bind/Execute.
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+		if mode != 0 {
+			pc.ConnConfig.DefaultQueryExecMode = mode // --method
+		}
 		p, err := pgxpool.NewWithConfig(ctx, pc)
 		if err != nil {
 			closePools(pools)
-			return nil, fmt.Errorf("tpcc run: connect %s: %w", redact(u), err)
+			return nil, fmt.Errorf("tpcc run: connect %s: %w", redact.URL(u), err)
 		}
 		pools = append(pools, p)
 	}
@@ -520,13 +572,13 @@ func (e *executors) startNoWait(n int) {
 		home, u := e.pl.homes[idx], e.pl.pool[idx]
 		w := e.newWorker(uint64(k) + 1)
 		e.g.Go(func() error {
-			deck := NewDeck()
-			for e.ctx.Err() == nil {
+			deck := e.cfg.newDeck()
+			for e.cfg.limit.take(e.ctx) {
 				t := deck.Next(w.rng)
 				begin := time.Now()
 				retries, err := w.exec(e.ctx, e.pools[u], t, home)
 				if err != nil {
-					err = fmt.Errorf("%s: %w", redact(e.cfg.URLs[u]), err)
+					err = fmt.Errorf("%s: %w", redact.URL(e.cfg.URLs[u]), err)
 				}
 				e.account(t, time.Since(begin), retries, err)
 			}
@@ -541,7 +593,7 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 	terms := make([]terminal, len(e.pl.homes))
 	for i := range terms {
 		t := &terms[i]
-		t.home, t.url, t.deck = e.pl.homes[i], e.pl.pool[i], NewDeck()
+		t.home, t.url, t.deck = e.pl.homes[i], e.pl.pool[i], e.cfg.newDeck()
 		t.next = t.deck.Next(r)
 		// Terminals start spread over their first keying time, not all
 		// at once.
@@ -560,10 +612,14 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 					}
 					t := &terms[i]
 					due := sched.epoch.Add(time.Duration(t.due))
+					if !e.cfg.limit.take(e.ctx) { // --max-rate, --max-ops
+						sched.put(i)
+						return nil
+					}
 					retries, err := w.exec(e.ctx, e.pools[u], t.next, t.home)
 					done := time.Now()
 					if err != nil {
-						err = fmt.Errorf("%s: %w", redact(e.cfg.URLs[u]), err)
+						err = fmt.Errorf("%s: %w", redact.URL(e.cfg.URLs[u]), err)
 					}
 					// Response time from due to done (clause 5.3).
 					e.account(t.next, done.Sub(due), retries, err)
@@ -593,8 +649,9 @@ func flush(w io.Writer) error {
 // --workers=W (tpccbench's rebalancing load) touches every warehouse.
 func noWaitHome(k, nW int) int { return (k%nW)*10 + (k/nW)%10 }
 
-// probe detects the dialect and reads the load's metadata (C-Load).
-func probe(ctx context.Context, pool *pgxpool.Pool) (Dialect, Meta, error) {
+// probe detects the dialect and reads the load's metadata (C-Load), from
+// benchrig_meta or, without it, from the data and the data seed.
+func probe(ctx context.Context, pool *pgxpool.Pool, dataSeed uint64) (Dialect, Meta, error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return 0, Meta{}, err
@@ -604,18 +661,9 @@ func probe(ctx context.Context, pool *pgxpool.Pool) (Dialect, Meta, error) {
 	if err != nil {
 		return 0, Meta{}, err
 	}
-	m, err := ReadMeta(ctx, conn)
+	m, _, err := DatabaseMeta(ctx, conn, dataSeed)
 	if err != nil {
 		return 0, Meta{}, err
 	}
 	return d, m, nil
-}
-
-// redact hides a URL's password in messages.
-func redact(u string) string {
-	cfg, err := pgx.ParseConfig(u)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
 }

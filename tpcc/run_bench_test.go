@@ -35,7 +35,7 @@ func BenchmarkTerminalMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := planTerminals(parts, nil, 1)
+		pl, err := planTerminals(parts, nil, 1, Version{20, 1})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -256,9 +256,9 @@ func TestRunAgainstPostgres(t *testing.T) {
 }
 
 // TestRunPartitionAffinity loads two warehouses in two partitions and runs
-// a host driving only partition 1 over two URLs: only warehouse 2's
+// a host driving only partition 1 over two URLs: only warehouse 1's
 // districts may take orders, remote payments and order lines (to
-// warehouse 1) must happen, and the database must stay consistent.
+// warehouse 0) must happen, and the database must stay consistent.
 func TestRunPartitionAffinity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads two warehouses into a real PostgreSQL")
@@ -284,17 +284,17 @@ func TestRunPartitionAffinity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	var moved1, moved2 int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE d_w_id = 1 AND d_next_o_id > 3001),
-count(*) FILTER (WHERE d_w_id = 2 AND d_next_o_id > 3001) FROM district`).Scan(&moved1, &moved2); err != nil {
+	var moved0, moved1 int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE d_w_id = 0 AND d_next_o_id > 3001),
+count(*) FILTER (WHERE d_w_id = 1 AND d_next_o_id > 3001) FROM district`).Scan(&moved0, &moved1); err != nil {
 		t.Fatal(err)
 	}
-	if moved1 != 0 || moved2 == 0 {
-		t.Errorf("districts with new orders: warehouse 1: %d, warehouse 2: %d; want only warehouse 2's", moved1, moved2)
+	if moved0 != 0 || moved1 == 0 {
+		t.Errorf("districts with new orders: warehouse 0: %d, warehouse 1: %d; want only warehouse 1's", moved0, moved1)
 	}
 	var remotePay, remoteLines int
-	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM history WHERE h_w_id = 2 AND h_c_w_id = 1),
-(SELECT count(*) FROM order_line WHERE ol_w_id = 2 AND ol_supply_w_id = 1)`).Scan(&remotePay, &remoteLines); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM history WHERE h_w_id = 1 AND h_c_w_id = 0),
+(SELECT count(*) FROM order_line WHERE ol_w_id = 1 AND ol_supply_w_id = 0)`).Scan(&remotePay, &remoteLines); err != nil {
 		t.Fatal(err)
 	}
 	if remotePay == 0 || remoteLines == 0 {

@@ -1,169 +1,228 @@
 package tpcc
 
-// Schema (clause 1.3; names used by every transaction's SQL):
+// Schema (clause 1.3), laid out exactly as CockroachDB's workload lays it
+// out (pkg/workload/tpcc/ddls.go; research/cockroach.md §4.3), on both
+// dialects, so that benchrig and workload can run on each other's data:
+// the same table and column names in the same column order, the same
+// primary keys, and the same secondary indexes under the same names:
 //
-//	warehouse  (w_id, w_name, w_street_1, w_street_2, w_city, w_state, w_zip, w_tax, w_ytd)
-//	           PK (w_id)
-//	district   (d_id, d_w_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip, d_tax, d_ytd, d_next_o_id)
-//	           PK (d_w_id, d_id)
-//	customer   (c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
-//	            c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, c_payment_cnt,
-//	            c_delivery_cnt, c_data)
-//	           PK (c_w_id, c_d_id, c_id); index customer_idx (c_w_id, c_d_id, c_last, c_first)
-//	history    (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-//	           no PK in the spec; CockroachDB gets rowid UUID, PK (h_w_id, rowid)
-//	"order"    (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
-//	           PK (o_w_id, o_d_id, o_id); unique index order_idx (o_w_id, o_d_id, o_c_id, o_id)
-//	new_order  (no_o_id, no_d_id, no_w_id)
-//	           PK (no_w_id, no_d_id, no_o_id)
-//	order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity,
-//	            ol_amount, ol_dist_info)
-//	           PK (ol_w_id, ol_d_id, ol_o_id, ol_number)
-//	item       (i_id, i_im_id, i_name, i_price, i_data)
-//	           PK (i_id)
-//	stock      (s_i_id, s_w_id, s_quantity, s_dist_01 .. s_dist_10, s_ytd, s_order_cnt, s_remote_cnt, s_data)
-//	           PK (s_w_id, s_i_id)
+//	warehouse  PK (w_id)
+//	district   PK (d_w_id, d_id)
+//	customer   PK (c_w_id, c_d_id, c_id); index customer_idx (c_w_id, c_d_id, c_last, c_first)
+//	history    rowid uuid DEFAULT gen_random_uuid() (the spec gives history no key), PK (h_w_id, rowid)
+//	"order"    PK (o_w_id, o_d_id, o_id DESC);
+//	           unique index order_idx (o_w_id, o_d_id, o_c_id, o_id DESC) storing (o_entry_d, o_carrier_id)
+//	new_order  PK (no_w_id, no_d_id, no_o_id)
+//	item       PK (i_id)
+//	stock      PK (s_w_id, s_i_id)
+//	order_line PK (ol_w_id, ol_d_id, ol_o_id DESC, ol_number)
 //
-// plus benchrig_meta (one row: seed, warehouses, partitions, C-Load) and
-// benchrig_loaded (w_id; 0 marks the item table) for idempotent loads.
+// Warehouse ids are 0..W-1, every other id starts at 1 (workload's
+// generate.go). The ten foreign keys (ForeignKeys) are added NOT VALID
+// after the load, as workload does with --fks (its default). Generator
+// version 2.1.0 (CockroachDB v20.1 and older, which require an index on
+// the referencing columns) also has the four FK indexes workload created
+// then: history_customer_fk_idx, history_district_fk_idx,
+// stock_item_fk_idx, order_line_stock_fk_idx.
 //
-// Types follow clause 1.3: NUMERIC for money and rates (never floats:
-// conditions 10 and 12 compare sums exactly), TIMESTAMP for dates, INTEGER
-// for identifiers and counters.
+// On PostgreSQL: primary keys cannot be DESC (a B-tree is read backwards
+// as cheaply), STORING is INCLUDE, and the secondary indexes are CREATE
+// INDEX statements of the same names. Every referenced column list of
+// the ten foreign keys is its table's primary key, so PostgreSQL's
+// requirement of a unique index on the referenced columns needs no index
+// beyond workload's.
+//
+// Plus benchrig_meta (one row: seed, warehouses, partitions, C-Load) and
+// benchrig_loaded (w_id; -1 marks the item table) for idempotent loads;
+// both are optional for run and check.
+//
+// Types are workload's spelling of clause 1.3's: decimal (NUMERIC) for
+// money and rates (never floats: conditions 10 and 12 compare sums
+// exactly), timestamp for dates, integer for identifiers and counters.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
+// Generator versions of CockroachDB's workload tpcc (its Meta.Version,
+// the version= parameter of workload:// IMPORT sources).
+const (
+	// Version21 is CockroachDB v20.1 and older: the schema has the FK
+	// indexes (with --fks).
+	Version21 = "2.1.0"
+	// Version22 is CockroachDB v20.2 and later (--deprecated-fk-indexes
+	// defaults to false: no FK indexes).
+	Version22 = "2.2.0"
+)
+
+// GeneratorVersion is the tpcc generator version of a CockroachDB release
+// ("v20.1.17", "20.2.0", or the output of SELECT version()): 2.1.0 up to
+// v20.1, 2.2.0 after.
+func GeneratorVersion(crdb string) (string, error) {
+	m := versionRE.FindStringSubmatch(crdb)
+	if m == nil {
+		return "", fmt.Errorf("cockroach version %q: want vMAJOR.MINOR", crdb)
+	}
+	major, _ := strconv.Atoi(m[1])
+	minor, _ := strconv.Atoi(m[2])
+	return Version{major, minor}.Generator(), nil
+}
+
+// versionRE finds the first MAJOR.MINOR: "v20.1.17", or in SELECT
+// version()'s "CockroachDB CCL v20.1.17 (x86_64-unknown-linux-gnu, ...".
+var versionRE = regexp.MustCompile(`(\d{1,4})\.(\d{1,4})`)
+
+func checkVersion(v string) (string, error) {
+	switch v {
+	case "":
+		return Version22, nil
+	case Version21, Version22:
+		return v, nil
+	}
+	return "", fmt.Errorf("unknown tpcc generator version %q (want %s or %s)", v, Version21, Version22)
+}
+
+// index is a secondary index as workload declares it.
+type index struct {
+	name    string
+	unique  bool
+	cols    string // may contain DESC
+	storing string
+}
+
 // Table is one of the nine TPC-C tables.
 type Table struct {
-	Name     string // SQL name, quoted where needed ("order")
-	WCol     string // warehouse column for partitioning and per-warehouse deletes; "" for item
-	columns  string // column definitions shared by both dialects
-	pkPG     string
-	pkCRDB   string
-	indexPG  string // secondary index (CREATE INDEX ... ON table), or ""
-	indexCR  string // the same index inside CockroachDB's CREATE TABLE
-	crdbCols string // extra CockroachDB-only column definitions
+	Name string // SQL name, quoted where needed ("order")
+	WCol string // warehouse column for partitioning and per-warehouse deletes; "" for item
+	// columns: workload's column definitions in its order.
+	columns []string
+	// generated columns take their DEFAULT (history.rowid): not loaded.
+	generated string
+	pk        string // primary key columns (may contain DESC)
+	indexes   []index
+	fkIndexes []index // generator 2.1.0 with --fks, CockroachDB only
 }
 
 // schemaTables returns the nine tables in load order: item, then a
 // warehouse's tables in the order warehouseJobs generates them.
 func schemaTables() []Table {
 	return []Table{
-		{Name: "item", columns: `
-	i_id INTEGER NOT NULL,
-	i_im_id INTEGER,
-	i_name VARCHAR(24),
-	i_price NUMERIC(5,2),
-	i_data VARCHAR(50)`, pkPG: "PRIMARY KEY (i_id)", pkCRDB: "PRIMARY KEY (i_id)"},
-		{Name: "warehouse", WCol: "w_id", columns: `
-	w_id INTEGER NOT NULL,
-	w_name VARCHAR(10),
-	w_street_1 VARCHAR(20),
-	w_street_2 VARCHAR(20),
-	w_city VARCHAR(20),
-	w_state CHAR(2),
-	w_zip CHAR(9),
-	w_tax NUMERIC(4,4),
-	w_ytd NUMERIC(12,2)`, pkPG: "PRIMARY KEY (w_id)", pkCRDB: "PRIMARY KEY (w_id)"},
-		{Name: "stock", WCol: "s_w_id", columns: `
-	s_i_id INTEGER NOT NULL,
-	s_w_id INTEGER NOT NULL,
-	s_quantity INTEGER,
-	s_dist_01 CHAR(24),
-	s_dist_02 CHAR(24),
-	s_dist_03 CHAR(24),
-	s_dist_04 CHAR(24),
-	s_dist_05 CHAR(24),
-	s_dist_06 CHAR(24),
-	s_dist_07 CHAR(24),
-	s_dist_08 CHAR(24),
-	s_dist_09 CHAR(24),
-	s_dist_10 CHAR(24),
-	s_ytd INTEGER,
-	s_order_cnt INTEGER,
-	s_remote_cnt INTEGER,
-	s_data VARCHAR(50)`, pkPG: "PRIMARY KEY (s_w_id, s_i_id)", pkCRDB: "PRIMARY KEY (s_w_id, s_i_id)"},
-		{Name: "district", WCol: "d_w_id", columns: `
-	d_id INTEGER NOT NULL,
-	d_w_id INTEGER NOT NULL,
-	d_name VARCHAR(10),
-	d_street_1 VARCHAR(20),
-	d_street_2 VARCHAR(20),
-	d_city VARCHAR(20),
-	d_state CHAR(2),
-	d_zip CHAR(9),
-	d_tax NUMERIC(4,4),
-	d_ytd NUMERIC(12,2),
-	d_next_o_id INTEGER`, pkPG: "PRIMARY KEY (d_w_id, d_id)", pkCRDB: "PRIMARY KEY (d_w_id, d_id)"},
-		{Name: "customer", WCol: "c_w_id", columns: `
-	c_id INTEGER NOT NULL,
-	c_d_id INTEGER NOT NULL,
-	c_w_id INTEGER NOT NULL,
-	c_first VARCHAR(16),
-	c_middle CHAR(2),
-	c_last VARCHAR(16),
-	c_street_1 VARCHAR(20),
-	c_street_2 VARCHAR(20),
-	c_city VARCHAR(20),
-	c_state CHAR(2),
-	c_zip CHAR(9),
-	c_phone CHAR(16),
-	c_since TIMESTAMP,
-	c_credit CHAR(2),
-	c_credit_lim NUMERIC(12,2),
-	c_discount NUMERIC(4,4),
-	c_balance NUMERIC(12,2),
-	c_ytd_payment NUMERIC(12,2),
-	c_payment_cnt INTEGER,
-	c_delivery_cnt INTEGER,
-	c_data VARCHAR(500)`, pkPG: "PRIMARY KEY (c_w_id, c_d_id, c_id)", pkCRDB: "PRIMARY KEY (c_w_id, c_d_id, c_id)",
-			indexPG: "CREATE INDEX customer_idx ON customer (c_w_id, c_d_id, c_last, c_first)",
-			indexCR: "INDEX customer_idx (c_w_id, c_d_id, c_last, c_first)"},
-		{Name: "history", WCol: "h_w_id", columns: `
-	h_c_id INTEGER,
-	h_c_d_id INTEGER,
-	h_c_w_id INTEGER,
-	h_d_id INTEGER,
-	h_w_id INTEGER NOT NULL,
-	h_date TIMESTAMP,
-	h_amount NUMERIC(6,2),
-	h_data VARCHAR(24)`, pkCRDB: "PRIMARY KEY (h_w_id, rowid)",
-			crdbCols: "rowid UUID NOT NULL DEFAULT gen_random_uuid()"},
-		{Name: `"order"`, WCol: "o_w_id", columns: `
-	o_id INTEGER NOT NULL,
-	o_d_id INTEGER NOT NULL,
-	o_w_id INTEGER NOT NULL,
-	o_c_id INTEGER,
-	o_entry_d TIMESTAMP,
-	o_carrier_id INTEGER,
-	o_ol_cnt INTEGER,
-	o_all_local INTEGER`, pkPG: "PRIMARY KEY (o_w_id, o_d_id, o_id)", pkCRDB: "PRIMARY KEY (o_w_id, o_d_id, o_id DESC)",
-			indexPG: `CREATE UNIQUE INDEX order_idx ON "order" (o_w_id, o_d_id, o_c_id, o_id)`,
-			indexCR: "UNIQUE INDEX order_idx (o_w_id, o_d_id, o_c_id, o_id DESC) STORING (o_entry_d, o_carrier_id)"},
-		{Name: "order_line", WCol: "ol_w_id", columns: `
-	ol_o_id INTEGER NOT NULL,
-	ol_d_id INTEGER NOT NULL,
-	ol_w_id INTEGER NOT NULL,
-	ol_number INTEGER NOT NULL,
-	ol_i_id INTEGER,
-	ol_supply_w_id INTEGER,
-	ol_delivery_d TIMESTAMP,
-	ol_quantity INTEGER,
-	ol_amount NUMERIC(6,2),
-	ol_dist_info CHAR(24)`, pkPG: "PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)",
-			pkCRDB: "PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id DESC, ol_number)"},
-		{Name: "new_order", WCol: "no_w_id", columns: `
-	no_o_id INTEGER NOT NULL,
-	no_d_id INTEGER NOT NULL,
-	no_w_id INTEGER NOT NULL`, pkPG: "PRIMARY KEY (no_w_id, no_d_id, no_o_id)",
-			pkCRDB: "PRIMARY KEY (no_w_id, no_d_id, no_o_id)"},
+		{Name: "item", pk: "i_id", columns: []string{
+			"i_id integer not null",
+			"i_im_id integer",
+			"i_name varchar(24)",
+			"i_price decimal(5,2)",
+			"i_data varchar(50)"}},
+		{Name: "warehouse", WCol: "w_id", pk: "w_id", columns: []string{
+			"w_id integer not null",
+			"w_name varchar(10)",
+			"w_street_1 varchar(20)",
+			"w_street_2 varchar(20)",
+			"w_city varchar(20)",
+			"w_state char(2)",
+			"w_zip char(9)",
+			"w_tax decimal(4,4)",
+			"w_ytd decimal(12,2)"}},
+		{Name: "stock", WCol: "s_w_id", pk: "s_w_id, s_i_id", columns: []string{
+			"s_i_id integer not null",
+			"s_w_id integer not null",
+			"s_quantity integer",
+			"s_dist_01 char(24)",
+			"s_dist_02 char(24)",
+			"s_dist_03 char(24)",
+			"s_dist_04 char(24)",
+			"s_dist_05 char(24)",
+			"s_dist_06 char(24)",
+			"s_dist_07 char(24)",
+			"s_dist_08 char(24)",
+			"s_dist_09 char(24)",
+			"s_dist_10 char(24)",
+			"s_ytd integer",
+			"s_order_cnt integer",
+			"s_remote_cnt integer",
+			"s_data varchar(50)"},
+			fkIndexes: []index{{name: "stock_item_fk_idx", cols: "s_i_id"}}},
+		{Name: "district", WCol: "d_w_id", pk: "d_w_id, d_id", columns: []string{
+			"d_id integer not null",
+			"d_w_id integer not null",
+			"d_name varchar(10)",
+			"d_street_1 varchar(20)",
+			"d_street_2 varchar(20)",
+			"d_city varchar(20)",
+			"d_state char(2)",
+			"d_zip char(9)",
+			"d_tax decimal(4,4)",
+			"d_ytd decimal(12,2)",
+			"d_next_o_id integer"}},
+		{Name: "customer", WCol: "c_w_id", pk: "c_w_id, c_d_id, c_id", columns: []string{
+			"c_id integer not null",
+			"c_d_id integer not null",
+			"c_w_id integer not null",
+			"c_first varchar(16)",
+			"c_middle char(2)",
+			"c_last varchar(16)",
+			"c_street_1 varchar(20)",
+			"c_street_2 varchar(20)",
+			"c_city varchar(20)",
+			"c_state char(2)",
+			"c_zip char(9)",
+			"c_phone char(16)",
+			"c_since timestamp",
+			"c_credit char(2)",
+			"c_credit_lim decimal(12,2)",
+			"c_discount decimal(4,4)",
+			"c_balance decimal(12,2)",
+			"c_ytd_payment decimal(12,2)",
+			"c_payment_cnt integer",
+			"c_delivery_cnt integer",
+			"c_data varchar(500)"},
+			indexes: []index{{name: "customer_idx", cols: "c_w_id, c_d_id, c_last, c_first"}}},
+		{Name: "history", WCol: "h_w_id", pk: "h_w_id, rowid", generated: "rowid", columns: []string{
+			"rowid uuid not null default gen_random_uuid()",
+			"h_c_id integer not null",
+			"h_c_d_id integer not null",
+			"h_c_w_id integer not null",
+			"h_d_id integer not null",
+			"h_w_id integer not null",
+			"h_date timestamp",
+			"h_amount decimal(6,2)",
+			"h_data varchar(24)"},
+			fkIndexes: []index{
+				{name: "history_customer_fk_idx", cols: "h_c_w_id, h_c_d_id, h_c_id"},
+				{name: "history_district_fk_idx", cols: "h_w_id, h_d_id"}}},
+		{Name: `"order"`, WCol: "o_w_id", pk: "o_w_id, o_d_id, o_id DESC", columns: []string{
+			"o_id integer not null",
+			"o_d_id integer not null",
+			"o_w_id integer not null",
+			"o_c_id integer",
+			"o_entry_d timestamp",
+			"o_carrier_id integer",
+			"o_ol_cnt integer",
+			"o_all_local integer"},
+			indexes: []index{{name: "order_idx", unique: true, cols: "o_w_id, o_d_id, o_c_id, o_id DESC", storing: "o_entry_d, o_carrier_id"}}},
+		{Name: "order_line", WCol: "ol_w_id", pk: "ol_w_id, ol_d_id, ol_o_id DESC, ol_number", columns: []string{
+			"ol_o_id integer not null",
+			"ol_d_id integer not null",
+			"ol_w_id integer not null",
+			"ol_number integer not null",
+			"ol_i_id integer not null",
+			"ol_supply_w_id integer",
+			"ol_delivery_d timestamp",
+			"ol_quantity integer",
+			"ol_amount decimal(6,2)",
+			"ol_dist_info char(24)"},
+			fkIndexes: []index{{name: "order_line_stock_fk_idx", cols: "ol_supply_w_id, ol_i_id"}}},
+		{Name: "new_order", WCol: "no_w_id", pk: "no_w_id, no_d_id, no_o_id", columns: []string{
+			"no_o_id integer not null",
+			"no_d_id integer not null",
+			"no_w_id integer not null"}},
 	}
 }
 
@@ -177,6 +236,122 @@ func TableNames() []string {
 	return n
 }
 
+func tableByName(name string) (Table, bool) {
+	for _, t := range schemaTables() {
+		if t.Name == name || strings.Trim(t.Name, `"`) == name {
+			return t, true
+		}
+	}
+	return Table{}, false
+}
+
+// body renders the table's CREATE TABLE body, without the enclosing
+// parentheses, one element per line indented by a tab.
+func (t Table) body(d Dialect, version string, fks bool) string {
+	lines := append([]string(nil), t.columns...)
+	if d == Cockroach {
+		lines = append(lines, "primary key ("+t.pk+")")
+		for _, ix := range t.indexes {
+			lines = append(lines, ix.crdb())
+		}
+		if version == Version21 && fks {
+			for _, ix := range t.fkIndexes {
+				lines = append(lines, ix.crdb())
+			}
+		}
+	} else {
+		// A PostgreSQL PRIMARY KEY constraint takes no sort order.
+		lines = append(lines, "primary key ("+strings.ReplaceAll(t.pk, " DESC", "")+")")
+	}
+	return "\t" + strings.Join(lines, ",\n\t")
+}
+
+func (ix index) crdb() string {
+	s := "index " + ix.name + " (" + ix.cols + ")"
+	if ix.unique {
+		s = "unique " + s
+	}
+	if ix.storing != "" {
+		s += " storing (" + ix.storing + ")"
+	}
+	return s
+}
+
+// pg is the CREATE INDEX statement of ix on PostgreSQL.
+func (ix index) pg(table string) string {
+	s := "CREATE INDEX IF NOT EXISTS " + ix.name + " ON " + table + " (" + ix.cols + ")"
+	if ix.unique {
+		s = "CREATE UNIQUE INDEX IF NOT EXISTS " + ix.name + " ON " + table + " (" + ix.cols + ")"
+	}
+	if ix.storing != "" {
+		s += " INCLUDE (" + ix.storing + ")"
+	}
+	return s
+}
+
+// TableSchema returns the CREATE TABLE body of table (its column, primary
+// key and index definitions, without the enclosing parentheses) for a
+// dialect and workload generator version ("" is the latest, 2.2.0), with
+// workload's default --fks (2.1.0's FK indexes). For CockroachDB it is
+// what `IMPORT TABLE "<table>" (<body>) CSV DATA (...)` and
+// `CREATE TABLE "<table>" (<body>)` take. On PostgreSQL the secondary
+// indexes are separate statements (SchemaStatements). table may be given
+// with or without quotes ("order" or order).
+func TableSchema(d Dialect, version, table string) (string, error) {
+	v, err := checkVersion(version)
+	if err != nil {
+		return "", err
+	}
+	t, ok := tableByName(table)
+	if !ok {
+		return "", fmt.Errorf("unknown tpcc table %q", table)
+	}
+	return t.body(d, v, true), nil
+}
+
+// ForeignKeys returns the ten foreign keys of workload's schema as the
+// ALTER TABLE ... ADD FOREIGN KEY ... NOT VALID statements workload
+// issues after a load (PostLoad with --fks): NOT VALID because the data
+// was just generated consistent and validating would scan it all again.
+// They are the same for both dialects and both generator versions (2.1.0
+// differs only in having the FK indexes, see TableSchema).
+func ForeignKeys(d Dialect, version string) []string {
+	_ = d
+	_ = version
+	out := make([]string, len(foreignKeys))
+	for i, fk := range foreignKeys {
+		out[i] = fk.statement(true)
+	}
+	return out
+}
+
+// foreignKey is one of the ten; no two share (table, ref), which is how
+// AddForeignKeys recognises an existing one whatever its name.
+type foreignKey struct {
+	table, cols, ref, refCols string
+}
+
+var foreignKeys = []foreignKey{
+	{"district", "d_w_id", "warehouse", "w_id"},
+	{"customer", "c_w_id, c_d_id", "district", "d_w_id, d_id"},
+	{"history", "h_c_w_id, h_c_d_id, h_c_id", "customer", "c_w_id, c_d_id, c_id"},
+	{"history", "h_w_id, h_d_id", "district", "d_w_id, d_id"},
+	{`"order"`, "o_w_id, o_d_id, o_c_id", "customer", "c_w_id, c_d_id, c_id"},
+	{"new_order", "no_w_id, no_d_id, no_o_id", `"order"`, "o_w_id, o_d_id, o_id"},
+	{"stock", "s_w_id", "warehouse", "w_id"},
+	{"stock", "s_i_id", "item", "i_id"},
+	{"order_line", "ol_w_id, ol_d_id, ol_o_id", `"order"`, "o_w_id, o_d_id, o_id"},
+	{"order_line", "ol_supply_w_id, ol_i_id", "stock", "s_w_id, s_i_id"},
+}
+
+func (fk foreignKey) statement(notValid bool) string {
+	s := "ALTER TABLE " + fk.table + " ADD FOREIGN KEY (" + fk.cols + ") REFERENCES " + fk.ref + " (" + fk.refCols + ")"
+	if notValid {
+		s += " NOT VALID"
+	}
+	return s
+}
+
 // partName is the PostgreSQL partition table name: order -> order_p0.
 func partName(table string, i int) string {
 	return fmt.Sprintf("%s_p%d", strings.Trim(table, `"`), i)
@@ -185,6 +360,12 @@ func partName(table string, i int) string {
 // SchemaOptions shape the DDL.
 type SchemaOptions struct {
 	Dialect Dialect
+	// Version is workload's generator version (Version21, Version22; ""
+	// is Version22). It matters on CockroachDB only.
+	Version string
+	// FKs: the foreign keys will be added after the load (workload's
+	// --fks); with Version21 this adds the FK indexes.
+	FKs bool
 	// Parts, when Count > 1, partitions every table with a warehouse
 	// column by w_id range (PostgreSQL declarative partitioning; for
 	// CockroachDB see PartitionStatements).
@@ -194,32 +375,19 @@ type SchemaOptions struct {
 // SchemaStatements returns the DDL creating the nine tables, their
 // secondary indexes and benchrig's bookkeeping tables, in order. Every
 // statement is IF NOT EXISTS, so init can be re-run.
-func SchemaStatements(o SchemaOptions) []string {
+func SchemaStatements(o SchemaOptions) ([]string, error) {
+	version, err := checkVersion(o.Version)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	partitioned := o.Parts.Count > 1
 	for _, t := range schemaTables() {
-		var b strings.Builder
-		fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (%s", t.Name, t.columns)
-		switch o.Dialect {
-		case Cockroach:
-			if t.crdbCols != "" {
-				b.WriteString(",\n\t" + t.crdbCols)
-			}
-			b.WriteString(",\n\t" + t.pkCRDB)
-			if t.indexCR != "" {
-				b.WriteString(",\n\t" + t.indexCR)
-			}
-			b.WriteString("\n)")
-		default:
-			if t.pkPG != "" {
-				b.WriteString(",\n\t" + t.pkPG)
-			}
-			b.WriteString("\n)")
-			if partitioned && t.WCol != "" {
-				fmt.Fprintf(&b, " PARTITION BY RANGE (%s)", t.WCol)
-			}
+		stmt := "CREATE TABLE IF NOT EXISTS " + t.Name + " (\n" + t.body(o.Dialect, version, o.FKs) + "\n)"
+		if o.Dialect == Postgres && partitioned && t.WCol != "" {
+			stmt += " PARTITION BY RANGE (" + t.WCol + ")"
 		}
-		out = append(out, b.String())
+		out = append(out, stmt)
 		if o.Dialect == Postgres && partitioned && t.WCol != "" {
 			for i := 0; i < o.Parts.Count; i++ {
 				lo, hi := o.Parts.Range(i)
@@ -237,8 +405,10 @@ func SchemaStatements(o SchemaOptions) []string {
 					partName(t.Name, i), t.Name, from, to))
 			}
 		}
-		if o.Dialect == Postgres && t.indexPG != "" {
-			out = append(out, strings.Replace(t.indexPG, " INDEX ", " INDEX IF NOT EXISTS ", 1))
+		if o.Dialect == Postgres {
+			for _, ix := range t.indexes {
+				out = append(out, ix.pg(t.Name))
+			}
 		}
 	}
 	out = append(out,
@@ -256,11 +426,11 @@ func SchemaStatements(o SchemaOptions) []string {
 	w_id INTEGER NOT NULL PRIMARY KEY,
 	loaded_at TIMESTAMP NOT NULL DEFAULT now()
 )`)
-	return out
+	return out, nil
 }
 
-// loadedTable has one row per fully loaded warehouse; w_id 0 is the item
-// table.
+// loadedTable has one row per fully loaded warehouse; w_id -1 (itemsUnit)
+// is the item table.
 const loadedTable = "benchrig_loaded"
 
 // Execer runs statements; *pgx.Conn, *pgxpool.Pool and pgx.Tx satisfy it.
@@ -286,6 +456,10 @@ type InitOptions struct {
 	Zones    []string
 	// Drop drops the nine tables and the bookkeeping tables first.
 	Drop bool
+	// Version is workload's generator version whose schema to create
+	// (CockroachDB; "" is Version22), FKs its --fks (see SchemaOptions).
+	Version string
+	FKs     bool
 }
 
 // Init creates the schema and stores the load metadata (seed, C-Load).
@@ -321,7 +495,11 @@ func Init(ctx context.Context, db DB, o InitOptions) error {
 	} else if !errors.Is(err, ErrNoMeta) {
 		return fmt.Errorf("init: %w", err)
 	}
-	for _, s := range SchemaStatements(SchemaOptions{Dialect: o.Dialect, Parts: p}) {
+	stmts, err := SchemaStatements(SchemaOptions{Dialect: o.Dialect, Version: o.Version, FKs: o.FKs, Parts: p})
+	if err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	for _, s := range stmts {
 		if _, err := db.Exec(ctx, s); err != nil {
 			return fmt.Errorf("init: %s: %w", firstLine(s), err)
 		}

@@ -1,9 +1,11 @@
 package tpcc
 
 import (
-	goldenfile "github.com/benchrig/benchrig/internal/golden"
+	"slices"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/benchrig/benchrig/internal/golden"
 )
 
 func golden(t *testing.T, name, got string) {
@@ -18,13 +20,143 @@ func TestSchemaGolden(t *testing.T) {
 		name string
 		o    SchemaOptions
 	}{
-		{"schema_postgres", SchemaOptions{Dialect: Postgres, Parts: p1}},
-		{"schema_postgres_partitions3", SchemaOptions{Dialect: Postgres, Parts: p3}},
-		{"schema_cockroach", SchemaOptions{Dialect: Cockroach, Parts: p1}},
+		{"schema_postgres", SchemaOptions{Dialect: Postgres, Parts: p1, FKs: true}},
+		{"schema_postgres_partitions3", SchemaOptions{Dialect: Postgres, Parts: p3, FKs: true}},
+		{"schema_cockroach", SchemaOptions{Dialect: Cockroach, Parts: p1, FKs: true}},
+		{"schema_cockroach_2.1.0", SchemaOptions{Dialect: Cockroach, Version: Version21, Parts: p1, FKs: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			golden(t, tc.name, strings.Join(SchemaStatements(tc.o), ";\n\n")+";\n")
+			stmts, err := SchemaStatements(tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, strings.Join(stmts, ";\n\n")+";\n")
 		})
+	}
+	if _, err := SchemaStatements(SchemaOptions{Version: "2.0.1"}); err == nil {
+		t.Error("unknown generator version accepted")
+	}
+}
+
+// workloadDDL is what `workload fixtures import tpcc` creates and alters
+// for a generator version: each table as TableSchema gives it to IMPORT
+// TABLE / CREATE TABLE, then the foreign keys.
+func workloadDDL(t *testing.T, version string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, name := range TableNames() {
+		body, err := TableSchema(Cockroach, version, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("CREATE TABLE " + name + " (\n" + body + "\n);\n\n")
+	}
+	for _, fk := range ForeignKeys(Cockroach, version) {
+		b.WriteString(fk + ";\n")
+	}
+	return b.String()
+}
+
+// TestWorkloadDDL pins the CockroachDB DDL of generator versions 2.1.0
+// and 2.2.0 (goldens), and checks it line by line against
+// research/cockroach.md §4.3 (pkg/workload/tpcc/ddls.go and PostLoad):
+// every table's primary key and named indexes, the FK indexes only in
+// 2.1.0, the ten foreign keys NOT VALID.
+func TestWorkloadDDL(t *testing.T) {
+	// §4.3, per table: the primary key, the secondary indexes (by name),
+	// and the FK indexes of 2.1.0.
+	want := map[string]struct {
+		pk      string
+		indexes []string
+		fkIdx   []string
+	}{
+		"warehouse": {pk: "primary key (w_id)"},
+		"district":  {pk: "primary key (d_w_id, d_id)"},
+		"customer": {pk: "primary key (c_w_id, c_d_id, c_id)",
+			indexes: []string{"index customer_idx (c_w_id, c_d_id, c_last, c_first)"}},
+		"history": {pk: "primary key (h_w_id, rowid)",
+			fkIdx: []string{"index history_customer_fk_idx (h_c_w_id, h_c_d_id, h_c_id)", "index history_district_fk_idx (h_w_id, h_d_id)"}},
+		`"order"`: {pk: "primary key (o_w_id, o_d_id, o_id DESC)",
+			indexes: []string{"unique index order_idx (o_w_id, o_d_id, o_c_id, o_id DESC) storing (o_entry_d, o_carrier_id)"}},
+		"new_order":  {pk: "primary key (no_w_id, no_d_id, no_o_id)"},
+		"item":       {pk: "primary key (i_id)"},
+		"stock":      {pk: "primary key (s_w_id, s_i_id)", fkIdx: []string{"index stock_item_fk_idx (s_i_id)"}},
+		"order_line": {pk: "primary key (ol_w_id, ol_d_id, ol_o_id DESC, ol_number)", fkIdx: []string{"index order_line_stock_fk_idx (ol_supply_w_id, ol_i_id)"}},
+	}
+	// §4.3's ten foreign keys: district→warehouse, customer→district,
+	// history→customer, history→district, order→customer,
+	// new_order→order, stock→warehouse, stock→item, order_line→order,
+	// order_line→stock.
+	wantFKs := []string{
+		"ALTER TABLE district ADD FOREIGN KEY (d_w_id) REFERENCES warehouse (w_id) NOT VALID",
+		"ALTER TABLE customer ADD FOREIGN KEY (c_w_id, c_d_id) REFERENCES district (d_w_id, d_id) NOT VALID",
+		"ALTER TABLE history ADD FOREIGN KEY (h_c_w_id, h_c_d_id, h_c_id) REFERENCES customer (c_w_id, c_d_id, c_id) NOT VALID",
+		"ALTER TABLE history ADD FOREIGN KEY (h_w_id, h_d_id) REFERENCES district (d_w_id, d_id) NOT VALID",
+		`ALTER TABLE "order" ADD FOREIGN KEY (o_w_id, o_d_id, o_c_id) REFERENCES customer (c_w_id, c_d_id, c_id) NOT VALID`,
+		`ALTER TABLE new_order ADD FOREIGN KEY (no_w_id, no_d_id, no_o_id) REFERENCES "order" (o_w_id, o_d_id, o_id) NOT VALID`,
+		"ALTER TABLE stock ADD FOREIGN KEY (s_w_id) REFERENCES warehouse (w_id) NOT VALID",
+		"ALTER TABLE stock ADD FOREIGN KEY (s_i_id) REFERENCES item (i_id) NOT VALID",
+		`ALTER TABLE order_line ADD FOREIGN KEY (ol_w_id, ol_d_id, ol_o_id) REFERENCES "order" (o_w_id, o_d_id, o_id) NOT VALID`,
+		"ALTER TABLE order_line ADD FOREIGN KEY (ol_supply_w_id, ol_i_id) REFERENCES stock (s_w_id, s_i_id) NOT VALID",
+	}
+	for _, version := range []string{Version21, Version22} {
+		t.Run(version, func(t *testing.T) {
+			ddl := workloadDDL(t, version)
+			golden(t, "workload_ddl_"+version, ddl)
+			if !slices.Equal(ForeignKeys(Cockroach, version), wantFKs) {
+				t.Errorf("foreign keys:\n%s\nwant:\n%s", strings.Join(ForeignKeys(Cockroach, version), "\n"), strings.Join(wantFKs, "\n"))
+			}
+			for name, w := range want {
+				body, err := TableSchema(Cockroach, version, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines := strings.Split(body, ",\n\t")
+				wantLines := append([]string{w.pk}, w.indexes...)
+				if version == Version21 {
+					wantLines = append(wantLines, w.fkIdx...)
+				}
+				// After the columns come exactly the key and the indexes.
+				got := lines[len(lines)-len(wantLines):]
+				got[0] = strings.TrimPrefix(got[0], "\t")
+				if !slices.Equal(got, wantLines) {
+					t.Errorf("%s %s: keys and indexes\n%q\nwant\n%q", version, name, got, wantLines)
+				}
+				if strings.Count(body, "index ") != len(wantLines)-1 {
+					t.Errorf("%s %s: other indexes than %q:\n%s", version, name, wantLines[1:], body)
+				}
+			}
+		})
+	}
+	// history's rowid comes first, as in workload: IMPORT's CSV columns
+	// follow the table's order.
+	body, _ := TableSchema(Cockroach, "", "history")
+	if !strings.HasPrefix(body, "\trowid uuid not null default gen_random_uuid(),\n\th_c_id integer not null,") {
+		t.Errorf("history does not start with workload's rowid:\n%s", body)
+	}
+	if _, err := TableSchema(Cockroach, "", "orders"); err == nil {
+		t.Error("unknown table accepted")
+	}
+	if _, err := TableSchema(Cockroach, "3.0.0", "item"); err == nil {
+		t.Error("unknown version accepted")
+	}
+	if a, _ := TableSchema(Cockroach, "", "order"); a == "" {
+		t.Error("order without quotes not found")
+	}
+}
+
+func TestGeneratorVersion(t *testing.T) {
+	for in, want := range map[string]string{
+		"v19.2.6": Version21, "v20.1.17": Version21, "20.1.0": Version21, "v20.2.0": Version22, "v23.1.11": Version22,
+		"CockroachDB CCL v20.1.17 (x86_64-unknown-linux-gnu, built 2021/05/17 16:30:22, go1.13.9)": Version21,
+		"CockroachDB CCL v21.2.3 (x86_64-unknown-linux-gnu, built 2021/12/14 15:23:17, go1.16.6)":  Version22,
+	} {
+		if got, err := GeneratorVersion(in); err != nil || got != want {
+			t.Errorf("GeneratorVersion(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := GeneratorVersion("latest"); err == nil {
+		t.Error("no version accepted")
 	}
 }
 
@@ -64,4 +196,21 @@ func TestColumnNames(t *testing.T) {
 			t.Errorf("%s has %d columns, want %d (clause 1.3)", tb.Name, n, want[tb.Name])
 		}
 	}
+}
+
+// FuzzGeneratorVersion: any input gives one of the two versions or an
+// error, never a panic; a version string's own MAJOR.MINOR decides.
+func FuzzGeneratorVersion(f *testing.F) {
+	for _, s := range []string{"v20.1.17", "v20.2.0", "CockroachDB CCL v21.2.3 (x86_64)", "", "v", "99999999999999999999.1", "v20.", "1.2.3.4"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := GeneratorVersion(s)
+		if err == nil && v != Version21 && v != Version22 {
+			t.Errorf("GeneratorVersion(%q) = %q", s, v)
+		}
+		if err != nil && v != "" {
+			t.Errorf("GeneratorVersion(%q) = %q with error %v", s, v, err)
+		}
+	})
 }

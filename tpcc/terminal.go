@@ -32,7 +32,7 @@ type warehouseDistrict struct {
 type worker struct {
 	rng        *Rand
 	constants  Constants // C-Run (clause 2.1.6)
-	warehouses int       // W: remote warehouses are drawn from 1..W
+	warehouses int       // W: remote warehouses are drawn from 0..W-1
 	maxRetries int
 	rwBegin    string // BEGIN statements matching rwOptions and roOptions, for pipelined transactions
 	roBegin    string
@@ -56,10 +56,10 @@ func newWorker(rng *Rand, c Constants, warehouses, maxRetries int, rw, ro pgx.Tx
 
 func (w *worker) counters() *counters { return w.cnt.Load() }
 
-// otherWarehouse draws a warehouse other than home uniformly from 1..W
-// (clauses 2.4.1.5.2, 2.5.1.2). Requires W > 1.
+// otherWarehouse draws a warehouse other than home uniformly from the W
+// warehouses 0..W-1 (clauses 2.4.1.5.2, 2.5.1.2). Requires W > 1.
 func (w *worker) otherWarehouse(home int32) int32 {
-	x := int32(w.rng.Int(1, w.warehouses-1))
+	x := int32(w.rng.Int(0, w.warehouses-2))
 	if x >= home {
 		x++
 	}

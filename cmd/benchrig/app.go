@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -24,6 +27,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand:      true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run maps errors to exit codes itself
 		Description:          exitCodeHelp,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "verbose", Usage: "say more: every step's command line and output as it runs", EnvVars: []string{"BENCHRIG_VERBOSE"}},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "say less: results and errors only", EnvVars: []string{"BENCHRIG_QUIET"}},
+		},
+		Before: func(c *cli.Context) error {
+			if c.Bool("verbose") && c.Bool("quiet") {
+				return withExit(exitUsage, errors.New("--verbose and --quiet exclude each other"))
+			}
+			return nil
+		},
 		Commands: []*cli.Command{
 			planCommand(),
 			runCommand(),
@@ -35,6 +48,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			getCommand(),
 			tpccCommand(),
 			crudCommand(),
+			compareCommand(),
+			checkResultCommand(),
+			exportCommand(),
+			hoststatCommand(),
+			completionCommand(),
+			manCommand(),
+			versionCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -66,12 +86,56 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		}
 	}
 	walk(app.Commands)
+	bindEnv(app.Commands)
 	return app
 }
 
+// envFlags are the flags a BENCHRIG_* environment variable can set (the
+// flag's name in upper case, dashes as underscores): where hosts are and
+// how to reach them, which a user sets once per shell or CI job. Flags
+// that weaken security (--insecure-ignore-host-keys) are not among them:
+// they must be typed each time. The embedded drivers (tpcc, crud) take no
+// environment: they run on workload hosts with the arguments the plan
+// gives them.
+var envFlags = []string{"known-hosts", "accept-new-host-keys", "identity", "ssh-config", "plan", "runs-dir", "driver-binary"}
+
+// envName is the variable that sets a flag: BENCHRIG_KNOWN_HOSTS.
+func envName(flag string) string {
+	return "BENCHRIG_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// bindEnv gives the envFlags of every command their variable.
+func bindEnv(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.Name == "tpcc" || c.Name == "crud" {
+			continue
+		}
+		for _, f := range c.Flags {
+			if !slices.Contains(envFlags, f.Names()[0]) {
+				continue
+			}
+			env := []string{envName(f.Names()[0])}
+			switch f := f.(type) {
+			case *cli.StringFlag:
+				f.EnvVars = env
+			case *cli.BoolFlag:
+				f.EnvVars = env
+			case *cli.StringSliceFlag:
+				f.EnvVars = env
+			}
+		}
+		bindEnv(c.Subcommands)
+	}
+}
+
+// quiet and verbose read the global --quiet and --verbose.
+func quiet(c *cli.Context) bool   { return c.Bool("quiet") && !c.Command.HasName("crud") }
+func verbose(c *cli.Context) bool { return c.Bool("verbose") }
+
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	err := newApp(stdout, stderr).RunContext(ctx, args)
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, reorderArgs(app, args))
 	if err == nil {
 		return exitOK
 	}

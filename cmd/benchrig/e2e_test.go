@@ -659,3 +659,125 @@ func TestInterruptThenResume(t *testing.T) {
 	}
 	e.checkResult(e.runDir())
 }
+
+// TestResumeRefusesChangedPlanAndLiveRun: a resume of a run that another
+// process still drives is refused naming that process's pid; a resume of
+// a run whose plan copy changed is refused with what changed, and goes on
+// with --force.
+func TestResumeRefusesChangedPlanAndLiveRun(t *testing.T) {
+	e := newE2E(t, "15s", planOpts{stages: "install"})
+	e.start("run", "--runs-dir", e.runs, e.plan)
+	if code := e.wait(3 * time.Minute); code != 0 {
+		t.Fatalf("benchrig run exited %d", code)
+	}
+	runDir := e.runDir()
+
+	release, err := rundir.Lock(runDir) // this test process is the live run
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.logs.Reset()
+	e.start("resume", runDir)
+	if code := e.wait(time.Minute); code != exitUsage || !strings.Contains(e.logs.String(), fmt.Sprintf("in use by benchrig pid %d", os.Getpid())) {
+		t.Errorf("resume of a locked run: exit %d, want %d naming pid %d:\n%s", code, exitUsage, os.Getpid(), e.logs.String())
+	}
+	release()
+
+	planCopy := filepath.Join(runDir, "plan.yaml")
+	data, err := os.ReadFile(planCopy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same shape (hosts, stages, step counts), other commands.
+	changed := strings.Replace(string(data), e.prefix+"/db[1-3]", e.prefix+"/other[1-3]", 1)
+	if changed == string(data) {
+		t.Fatal("the plan edit changed nothing")
+	}
+	if err := os.WriteFile(planCopy, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.logs.Reset()
+	e.start("resume", runDir)
+	out := func() string { return e.logs.String() }
+	if code := e.wait(time.Minute); code != exitUsage || !strings.Contains(out(), "plan.yaml has sha256") ||
+		!strings.Contains(out(), "stage install, hosts db1, db2, db3: finished step") || !strings.Contains(out(), "--force") {
+		t.Errorf("resume of a changed plan: exit %d, want %d with a summary:\n%s", code, exitUsage, out())
+	}
+	e.logs.Reset()
+	e.start("resume", "--force", runDir)
+	if code := e.wait(2 * time.Minute); code != 0 || !strings.Contains(out(), "resuming with --force") {
+		t.Errorf("resume --force: exit %d:\n%s", code, out())
+	}
+	e.logs.Reset()
+	e.start("resume", runDir) // the state now describes the new plan
+	if code := e.wait(2 * time.Minute); code != 0 {
+		t.Errorf("resume after --force: exit %d:\n%s", code, out())
+	}
+}
+
+// TestResumeAfterJobSIGKILL kills the detached run jobs with SIGKILL, as
+// kill -9 or the OOM killer would: on load1 the job's whole process group
+// (no exit record is left), on load2 only the command (its wrapper records
+// exit 137). The run stops; a plain resume (no --from) starts both jobs
+// again and finishes.
+func TestResumeAfterJobSIGKILL(t *testing.T) {
+	e := newE2E(t, "5s", planOpts{stages: "install, start, init, configure, import, run"})
+	e.start("run", "--runs-dir", e.runs, "--start-lead", "1s", e.plan)
+	e.waitFor("the run stage", 4*time.Minute, func(s *rundir.State) bool { return stageStatus(s, "run") == rundir.Running })
+	load1, load2 := e.runningJob("load1"), e.runningJob("load2")
+	time.Sleep(time.Second)
+	if err := syscall.Kill(-load1, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill -9 of job group %d: %v", load1, err)
+	}
+	children, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", load2, load2))
+	if err != nil || len(strings.Fields(string(children))) == 0 {
+		t.Fatalf("the job wrapper %d has no command: %v", load2, err)
+	}
+	for _, c := range strings.Fields(string(children)) {
+		pid, _ := strconv.Atoi(c)
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatalf("kill -9 of job command %d: %v", pid, err)
+		}
+	}
+	if code := e.wait(2 * time.Minute); code == 0 {
+		t.Fatal("the run went on as if its killed jobs had finished")
+	}
+	e.start("resume", "--start-lead", "1s", e.runDir())
+	if code := e.wait(3 * time.Minute); code != 0 {
+		t.Fatalf("resume after the jobs' SIGKILL exited %d", code)
+	}
+	for _, want := range []string{
+		"load1: job run.", "died without an exit status (killed, or the host restarted); starting it again",
+		"load2: job run.", "was killed (exit 137, SIGKILL); starting it again",
+	} {
+		if !strings.Contains(e.logs.String(), want) {
+			t.Errorf("resume did not say %q:\n%s", want, lastN(e.logs.String(), 30))
+		}
+	}
+	st, err := rundir.ReadState(filepath.Join(e.runDir(), "state.json"))
+	if err != nil || stageStatus(st, "run") != rundir.Done {
+		t.Errorf("run stage after resume: %v", err)
+	}
+}
+
+// runningJob waits for a run job on the workload host and returns the pid
+// of its wrapper (the leader of the job's process group).
+func (e *e2e) runningJob(host string) int {
+	e.t.Helper()
+	jobs := filepath.Join(e.home, e.prefix, host, "jobs")
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		pids, _ := filepath.Glob(filepath.Join(jobs, "run*.pid"))
+		for _, f := range pids {
+			if _, err := os.Stat(strings.TrimSuffix(f, ".pid") + ".exit"); err == nil {
+				continue
+			}
+			if b, err := os.ReadFile(f); err == nil {
+				if pid, _ := strconv.Atoi(strings.TrimSpace(string(b))); pid > 0 {
+					return pid
+				}
+			}
+		}
+	}
+	e.t.Fatalf("no running job in %s", jobs)
+	return 0
+}

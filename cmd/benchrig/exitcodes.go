@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/benchrig/benchrig/orchestrator"
+	"github.com/benchrig/benchrig/orchestrator/gate"
 	"github.com/benchrig/benchrig/remote"
 )
 
@@ -18,7 +19,7 @@ const (
 	exitInvalidPlan = 3   // the plan failed to parse or validate
 	exitTransport   = 10  // SSH/SFTP connection problem (host unreachable, key refused, dropped)
 	exitRemote      = 20  // a remote command exited non-zero
-	exitCheck       = 30  // a benchmark check failed (consistency, audit, efficiency)
+	exitCheck       = 30  // a benchmark check failed (consistency, audit, efficiency, check-result thresholds)
 	exitInterrupted = 130 // interrupted by a signal
 )
 
@@ -29,7 +30,7 @@ const exitCodeHelp = `EXIT STATUS
    3    invalid plan
    10   SSH/SFTP transport error
    20   a remote command failed
-   30   a benchmark check failed (consistency, audit, efficiency)
+   30   a benchmark check failed (consistency, audit, efficiency, check-result thresholds)
    130  interrupted`
 
 // exitError attaches an exit code to an error. Packages below cmd/ return
@@ -69,7 +70,8 @@ var exitClassifiers = []func(error) (int, bool){
 	func(err error) (int, bool) {
 		var pe *orchestrator.PreflightError
 		var ce *orchestrator.CheckFailedError
-		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce)
+		var ge *gate.FailedError
+		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &ge)
 	},
 	// remote: a transport problem on any host outranks command failures
 	// (it says nothing about the command), as pssh's 4 before 5.

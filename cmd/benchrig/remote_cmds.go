@@ -234,8 +234,19 @@ func getCommand() *cli.Command {
 				return err
 			}
 			defer s.Close()
+			// Host names and the remote path become local path elements:
+			// refuse before anything is fetched if one would leave dir.
+			for _, host := range s.Hosts() {
+				if _, err := remote.LocalPathFor(dir, host, rpath); err != nil {
+					return withExit(exitUsage, fmt.Errorf("get: %w", err))
+				}
+			}
 			return fanOut(c, s, func(ctx context.Context, host string) error {
-				t := remote.Transfer{Local: remote.PerHostPath(dir, host, rpath), Remote: rpath}
+				local, err := remote.LocalPathFor(dir, host, rpath)
+				if err != nil {
+					return err
+				}
+				t := remote.Transfer{Local: local, Remote: rpath}
 				if err := s.Get(ctx, host, t); err != nil {
 					return err
 				}

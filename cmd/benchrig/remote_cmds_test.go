@@ -86,6 +86,21 @@ func TestRemoteCommands(t *testing.T) {
 			t.Errorf("%s: %q %v", h, b, err)
 		}
 	}
+	// A host name is a local directory name: "../../x" must not lead the
+	// download out of the directory named on the command line.
+	outer := t.TempDir()
+	inner := filepath.Join(outer, "a", "b")
+	tg := l.Targets()[0]
+	evil := fmt.Sprintf("../../x=%s@%s:%d", tg.User, tg.Host, tg.Port)
+	if code, out, errOut := cli("get", "--target", evil, "--hosts", "../../x", dst, inner); code != exitUsage || !strings.Contains(errOut, "../../x") {
+		t.Errorf("get with host ../../x: exit %d, want %d\n%s\n%s", code, exitUsage, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(outer, "x")); !os.IsNotExist(err) {
+		t.Errorf("get with host ../../x wrote outside its directory: %v", err)
+	}
+	if code, _, errOut := cli("get", "--hosts", "host-01", "/", inner); code != exitUsage {
+		t.Errorf("get of /: exit %d, want %d\n%s", code, exitUsage, errOut)
+	}
 
 	if err := l.Kill(1); err != nil {
 		t.Fatal(err)

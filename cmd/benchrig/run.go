@@ -22,6 +22,7 @@ type runOptions struct {
 	knownHosts    string
 	identity      string
 	skipPreflight bool
+	force         bool
 }
 
 // orchestrator is the options as orchestrator.Run and Resume take them.
@@ -29,7 +30,7 @@ func (o runOptions) orchestrator(c *cli.Context) orchestrator.Options {
 	opt := orchestrator.Options{
 		Out: c.App.Writer, ErrOut: c.App.ErrWriter, DryRun: o.dryRun,
 		From: o.from, Until: o.until, SkipPreflight: o.skipPreflight, DriverPath: o.driver,
-		StartLead: o.startLead, RunsDir: o.runsDir, Version: version,
+		StartLead: o.startLead, RunsDir: o.runsDir, Version: version, Force: o.force,
 		Connect: orchestrator.Connect{KnownHosts: o.knownHosts, Identity: o.identity, AcceptNewHostKeys: o.acceptNew},
 	}
 	if o.only != "" {
@@ -57,7 +58,7 @@ func runCommand() *cli.Command {
 		ArgsUsage: "PLAN",
 		Description: `Compiles the plan into its stages (install, start, init, configure, import,
 partition, swap, allocate, run, collect, merge) and runs them host by host,
-recording progress in runs/<plan>-<time>/ so that 'benchrig resume' can
+recording progress in runs/<plan>-<time>-<random>/ so that 'benchrig resume' can
 finish a failed or interrupted run. With --dry-run nothing is contacted:
 every command, transfer and SQL statement is printed per host, exactly as a
 run would send it (secrets as ****).`,
@@ -87,10 +88,17 @@ func resumeCommand() *cli.Command {
 		Usage:     "finish a failed or interrupted run from its run directory",
 		ArgsUsage: "RUN_DIR",
 		Description: `Continues from the first unfinished step of every host; finished steps are
-not repeated, detached jobs still running are re-attached. --from STAGE
-forces that stage and every later one to run again.`,
+not repeated, detached jobs still running are re-attached, and jobs that
+were killed (SIGKILL, host restart) are started again. --from STAGE forces
+that stage and every later one to run again.
+
+The run's copy of the plan must be the one it started with (sha256), and
+every step must compile to the command the run recorded; otherwise resume
+says what changed and stops (--force goes on). A run that another
+benchrig process still drives is refused, naming its pid.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "run this stage and every later one again", Destination: &o.from},
+			&cli.BoolFlag{Name: "force", Usage: "resume even though the run's plan or its compiled steps changed since they ran", Destination: &o.force},
 			&cli.DurationFlag{Name: "start-lead", Value: 10 * time.Second, Usage: "how far ahead the common start instant of the run stage is set", Destination: &o.startLead},
 		}, connectionFlags(&o)...),
 		Action: func(c *cli.Context) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/tpcc"
 )
 
@@ -27,6 +28,11 @@ func dialectFlag(dst *string) cli.Flag {
 	return &cli.StringFlag{Name: "dialect", Value: "auto", Usage: "postgres, cockroach, or auto (ask the server)", Destination: dst}
 }
 
+// fksFlag is workload's --fks: on by default.
+func fksFlag(dst *bool) cli.Flag {
+	return &cli.BoolFlag{Name: "fks", Value: true, Usage: "add workload's 10 foreign keys (NOT VALID) after the load; --fks=false to omit", Destination: dst}
+}
+
 // connectFirst connects to the first URL and resolves the dialect.
 func connectFirst(ctx context.Context, urls []string, dialect string) (*pgx.Conn, tpcc.Dialect, error) {
 	if len(urls) == 0 {
@@ -34,7 +40,7 @@ func connectFirst(ctx context.Context, urls []string, dialect string) (*pgx.Conn
 	}
 	conn, err := pgx.Connect(ctx, urls[0])
 	if err != nil {
-		return nil, 0, fmt.Errorf("connect %s: %w", redactedURL(urls[0]), err)
+		return nil, 0, fmt.Errorf("connect %s: %w", redact.URL(urls[0]), err)
 	}
 	d, err := resolveDialect(ctx, conn, dialect)
 	if err != nil {
@@ -55,15 +61,6 @@ func resolveDialect(ctx context.Context, conn *pgx.Conn, s string) (tpcc.Dialect
 	return d, nil
 }
 
-// redactedURL hides a password in a URL shown in errors.
-func redactedURL(u string) string {
-	cfg, err := pgx.ParseConfig(u)
-	if err != nil || cfg.Password == "" {
-		return u
-	}
-	return strings.Replace(u, ":"+cfg.Password+"@", ":xxxxx@", 1)
-}
-
 // tpccInitOptions are the flags of `benchrig tpcc init`.
 type tpccInitOptions struct {
 	urls       []string
@@ -73,6 +70,7 @@ type tpccInitOptions struct {
 	strategy   string
 	zones      string
 	drop       bool
+	fks        bool
 	dialect    string
 }
 
@@ -83,7 +81,9 @@ func tpccInitCommand() *cli.Command {
 		Usage:     "create the TPC-C schema (and the database if missing) and store the load's seed and NURand C-Load",
 		ArgsUsage: "URL",
 		Description: `Creates the nine tables with their primary keys and the two secondary
-indexes (customer by last name, order by customer), IF NOT EXISTS. With
+indexes (customer by last name, order by customer), IF NOT EXISTS, laid
+out as CockroachDB's workload lays them out (its generator version for the
+server's release; on v20.1 and older with --fks also its FK indexes). With
 --partitions P > 1: PostgreSQL tables are declaratively partitioned by
 warehouse range; on CockroachDB the tables and indexes are PARTITION BY
 RANGE and partition i is pinned to locality rack=i (or zone --zones[i]) by
@@ -95,6 +95,7 @@ RANGE and partition i is pinned to locality rack=i (or zone --zones[i]) by
 			&cli.StringFlag{Name: "partition-strategy", Value: "replication", Usage: "CockroachDB: replication (all replicas in the partition's rack) or leases (one replica + leaseholder)", Destination: &o.strategy},
 			&cli.StringFlag{Name: "zones", Usage: "CockroachDB: comma-separated zones, one per partition, instead of racks", Destination: &o.zones},
 			&cli.BoolFlag{Name: "drop", Usage: "drop the TPC-C tables first", Destination: &o.drop},
+			fksFlag(&o.fks),
 			dialectFlag(&o.dialect),
 		},
 		Action: func(c *cli.Context) error {
@@ -128,8 +129,18 @@ func tpccInit(ctx context.Context, o tpccInitOptions, stderr io.Writer) error {
 		return fmt.Errorf("tpcc init: %w", err)
 	}
 	defer conn.Close(context.Background())
+	version := ""
+	if d == tpcc.Cockroach {
+		var v string
+		if err := conn.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
+			return fmt.Errorf("tpcc init: select version(): %w", err)
+		}
+		if version, err = tpcc.GeneratorVersion(v); err != nil {
+			return fmt.Errorf("tpcc init: %w", err)
+		}
+	}
 	err = tpcc.Init(ctx, conn, tpcc.InitOptions{Warehouses: o.warehouses, Seed: o.seed, Dialect: d,
-		Partitions: o.partitions, Strategy: strategy, Zones: zones, Drop: o.drop})
+		Partitions: o.partitions, Strategy: strategy, Zones: zones, Drop: o.drop, Version: version, FKs: o.fks})
 	if err != nil {
 		return dataErr(fmt.Errorf("tpcc init: %w", err))
 	}
@@ -137,8 +148,12 @@ func tpccInit(ctx context.Context, o tpccInitOptions, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tpcc init: %w", err)
 	}
-	fmt.Fprintf(stderr, "tpcc init: %s schema for %d warehouses (%d partitions), seed %d, C-Load %v\n",
-		d, m.Warehouses, m.Partitions, m.Seed, m.Load)
+	layout := "workload's layout"
+	if version != "" {
+		layout = "workload generator " + version + "'s layout"
+	}
+	fmt.Fprintf(stderr, "tpcc init: %s schema in %s for %d warehouses (w_id 0..%d, %d partitions), seed %d, C-Load %v\n",
+		d, layout, m.Warehouses, m.Warehouses-1, m.Partitions, m.Seed, m.Load)
 	return nil
 }
 
@@ -153,11 +168,11 @@ func createDatabase(ctx context.Context, url string) error {
 	}
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "3D000" { // invalid_catalog_name
-		return fmt.Errorf("connect %s: %w", redactedURL(url), err)
+		return fmt.Errorf("connect %s: %w", redact.URL(url), err)
 	}
 	cfg, perr := pgx.ParseConfig(url)
 	if perr != nil {
-		return fmt.Errorf("parse %s: %w", redactedURL(url), perr)
+		return fmt.Errorf("parse %s: %w", redact.URL(url), perr)
 	}
 	db := cfg.Database
 	cfg.Database = "postgres"
@@ -180,9 +195,11 @@ type tpccLoadOptions struct {
 	urls        []string
 	warehouses  int
 	from, to    int
+	toSet       bool
 	concurrency int
 	seed        uint64
 	seedSet     bool
+	fks         bool
 	dialect     string
 }
 
@@ -192,24 +209,29 @@ func tpccLoadCommand() *cli.Command {
 		Name:      "load",
 		Usage:     "populate the TPC-C tables (clause 4.3.3.1) through COPY, resumably",
 		ArgsUsage: "URL [URL...]",
-		Description: `Loads every warehouse of --from..--to that is not loaded yet, and the item
-table if missing. Each warehouse is atomic, so an interrupted load re-run
+		Description: `Loads every warehouse of --from..--to (inclusive; warehouse ids are 0-based
+as in CockroachDB's workload) that is not loaded yet, and the item table if
+missing. Each warehouse is atomic, so an interrupted load re-run
 with the same flags finishes the missing warehouses and never duplicates
 rows; several hosts can load disjoint ranges of one database at once.
 Connections (--concurrency, one warehouse each at a time) are spread over
-the URLs. The data is a function of the seed stored by init. Progress goes
-to stderr every second.`,
+the URLs. The data is a function of the seed stored by init. The loader
+that completes the population adds workload's 10 foreign keys (--fks, on
+by default as in workload: NOT VALID, then validated on PostgreSQL) and,
+on PostgreSQL, runs ANALYZE. Progress goes to stderr every second.`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "warehouses", Usage: "total warehouses; checked against init's", DefaultText: "init's", Destination: &o.warehouses},
-			&cli.IntFlag{Name: "from", Usage: "first warehouse this host loads", DefaultText: "1", Destination: &o.from},
-			&cli.IntFlag{Name: "to", Usage: "last warehouse this host loads", DefaultText: "the last", Destination: &o.to},
+			&cli.IntFlag{Name: "from", Usage: "first warehouse this host loads (w_id, 0-based)", DefaultText: "0", Destination: &o.from},
+			&cli.IntFlag{Name: "to", Usage: "last warehouse this host loads (inclusive)", DefaultText: "the last, W-1", Destination: &o.to},
 			&cli.IntFlag{Name: "concurrency", Value: 4, Usage: "connections loading warehouses in parallel", Destination: &o.concurrency},
 			&cli.Uint64Flag{Name: "seed", Usage: "checked against the seed stored by init", DefaultText: "init's", Destination: &o.seed},
+			fksFlag(&o.fks),
 			dialectFlag(&o.dialect),
 		},
 		Action: func(c *cli.Context) error {
 			o.urls = c.Args().Slice()
 			o.seedSet = c.IsSet("seed")
+			o.toSet = c.IsSet("to")
 			return tpccLoad(c.Context, o, c.App.ErrWriter)
 		},
 	}
@@ -219,13 +241,20 @@ func tpccLoad(ctx context.Context, o tpccLoadOptions, stderr io.Writer) error {
 	if o.concurrency < 1 {
 		return withExit(exitUsage, errors.New("--concurrency must be at least 1"))
 	}
+	if o.from < 0 || (o.toSet && o.to < o.from) {
+		return withExit(exitUsage, fmt.Errorf("--from %d --to %d: want 0 <= from <= to", o.from, o.to))
+	}
+	to := 0 // the last warehouse
+	if o.toSet {
+		to = o.to + 1 // LoadOptions.To is exclusive
+	}
 	conn, d, err := connectFirst(ctx, o.urls, o.dialect)
 	if err != nil {
 		return fmt.Errorf("tpcc load: %w", err)
 	}
 	conn.Close(ctx)
-	lo := tpcc.LoadOptions{Warehouses: o.warehouses, From: o.from, To: o.to, Concurrency: o.concurrency,
-		Dialect: d, Progress: stderr}
+	lo := tpcc.LoadOptions{Warehouses: o.warehouses, From: o.from, To: to, Concurrency: o.concurrency,
+		Dialect: d, FKs: o.fks, Progress: stderr}
 	if o.seedSet {
 		lo.Seed = &o.seed
 	}
@@ -258,12 +287,15 @@ func tpccCheckCommand() *cli.Command {
 		ArgsUsage: "URL",
 		Description: `Checks conditions 1-4 (required after population and after a run), or all
 twelve with --expensive (5-12 scan order_line, customer and history), on
-one snapshot, and whether every warehouse was loaded. Prints one line per
+one snapshot, and whether every warehouse was loaded (benchrig_loaded; on
+a database benchrig did not load, such as one of CockroachDB's workload,
+whether the warehouse table holds w_id 0..W-1 for --warehouses W). Works
+without benchrig_meta. Prints one line per
 condition: check <n> <name>: PASS|FAIL|SKIP (detail). Condition 11 holds
 only until the first Delivery and is skipped after a run. Exits 30 on a
 violation.`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "warehouses", Usage: "expected warehouses; checked against init's", DefaultText: "init's", Destination: &o.warehouses},
+			&cli.IntFlag{Name: "warehouses", Usage: "expected warehouses (w_id 0..W-1); checked against benchrig_meta's, or without it against the warehouse table", DefaultText: "benchrig_meta's, or unchecked", Destination: &o.warehouses},
 			&cli.BoolFlag{Name: "expensive", Aliases: []string{"expensive-checks"}, Usage: "also check conditions 5-12", Destination: &o.expensive},
 			dialectFlag(&o.dialect),
 		},
@@ -295,7 +327,7 @@ func tpccCheck(ctx context.Context, o tpccCheckOptions, stdout io.Writer) error 
 // as usage errors; others keep their classification (an interrupted load
 // is still 130).
 func dataErr(err error) error {
-	if errors.Is(err, tpcc.ErrMismatch) || errors.Is(err, tpcc.ErrNoMeta) {
+	if errors.Is(err, tpcc.ErrMismatch) || errors.Is(err, tpcc.ErrNoMeta) || errors.Is(err, tpcc.ErrNotLoaded) {
 		return withExit(exitUsage, err)
 	}
 	return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
@@ -47,8 +48,8 @@ func TestTpccLoadKilledResumed(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// With one connection the item table, then warehouse 1, then 2 load
-	// in turn; kill as soon as progress shows warehouse 1 committed.
+	// With one connection the item table, then warehouse 0, then 1 load
+	// in turn; kill as soon as progress shows warehouse 0 committed.
 	killed := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -83,7 +84,7 @@ func TestTpccLoadKilledResumed(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	var marked, stock int
-	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM benchrig_loaded WHERE w_id > 0), (SELECT count(*) FROM stock)").Scan(&marked, &stock); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM benchrig_loaded WHERE w_id >= 0), (SELECT count(*) FROM stock)").Scan(&marked, &stock); err != nil {
 		t.Fatal(err)
 	}
 	if marked != 1 || stock != 100000 {
@@ -105,11 +106,11 @@ func TestTpccLoadKilledResumed(t *testing.T) {
 		t.Fatalf("check after resume: exit %d\n%s%s", code, out, errs)
 	}
 
-	if _, err := conn.Exec(ctx, "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 2"); err != nil {
+	if _, err := conn.Exec(ctx, "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1"); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errs = runCLI(t, "tpcc", "check", url)
-	if code != exitCheck || !strings.Contains(out, "check 1 W_YTD = sum(D_YTD): FAIL (1 violating rows, e.g. 2)") {
+	if code != exitCheck || !strings.Contains(out, "check 1 W_YTD = sum(D_YTD): FAIL (1 violating rows, e.g. 1)") {
 		t.Errorf("check of a broken W_YTD: exit %d, want %d\n%s%s", code, exitCheck, out, errs)
 	}
 }
@@ -121,9 +122,81 @@ func TestTpccDataUsage(t *testing.T) {
 		{"tpcc", "init", "--warehouses", "2", "--partitions", "3", "postgres://127.0.0.1:1/x"},
 		{"tpcc", "init", "--partition-strategy", "random", "postgres://127.0.0.1:1/x"},
 		{"tpcc", "load", "--concurrency", "0", "postgres://127.0.0.1:1/x"},
+		{"tpcc", "load", "--from", "-1", "postgres://127.0.0.1:1/x"},
+		{"tpcc", "load", "--from", "2", "--to", "1", "postgres://127.0.0.1:1/x"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, stderr)
 		}
+	}
+}
+
+// TestTpccWithoutMeta is issue 10's acceptance test of workload's data
+// layout, through the CLI on a real PostgreSQL: load 4 warehouses, drop
+// benchrig's own tables (as if CockroachDB's workload had loaded the
+// database), then `tpcc run` and `tpcc check --expensive` pass; the
+// warehouses are w_id 0..3 and the 10 foreign keys exist, validated.
+func TestTpccWithoutMeta(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 4 warehouses into a real PostgreSQL")
+	}
+	s := pgtest.Start(t, pgtest.NoSync())
+	url := s.URL("tpcc")
+	if code, _, errs := runCLI(t, "tpcc", "init", "--warehouses", "4", url); code != 0 {
+		t.Fatalf("init exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "tpcc", "load", "--warehouses", "4", "--concurrency", "2", url); code != 0 || !strings.Contains(errs, "adding the 10 foreign keys") {
+		t.Fatalf("load exit %d (want the foreign keys added by default, as workload's --fks):\n%s", code, errs)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP TABLE benchrig_meta, benchrig_loaded"); err != nil {
+		t.Fatal(err)
+	}
+	var lo, hi int
+	if err := conn.QueryRow(ctx, "SELECT min(w_id), max(w_id) FROM warehouse").Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	if lo != 0 || hi != 3 {
+		t.Errorf("warehouse ids %d..%d, want 0..3 (workload's 0-based layout)", lo, hi)
+	}
+	rows, err := conn.Query(ctx, `SELECT conrelid::regclass::text || ' -> ' || confrelid::regclass::text FROM pg_constraint
+WHERE contype = 'f' AND conparentid = 0 AND convalidated ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fks, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"order" -> customer, customer -> district, district -> warehouse, history -> customer, history -> district, ` +
+		`new_order -> "order", order_line -> "order", order_line -> stock, stock -> item, stock -> warehouse`
+	if got := strings.Join(fks, ", "); got != want {
+		t.Errorf("validated foreign keys:\n%s\nwant:\n%s", got, want)
+	}
+
+	// C-Load comes from the data seed (init's default 1, workload's
+	// default --seed), as the load drew it.
+	code, out, errs := runCLI(t, "tpcc", "run", "--warehouses", "4", "--wait", "false", "--workers", "8",
+		"--duration", "4s", "--display-every", "2s", url)
+	if code != 0 {
+		t.Fatalf("run without benchrig_meta: exit %d\n%s%s", code, out, errs)
+	}
+	if cLoad := "C-Load " + tpcc.MetaForSeed(1, 4, 1).Load.String(); !strings.Contains(out+errs, cLoad) {
+		t.Errorf("run did not derive %s from the data seed:\n%s%s", cLoad, out, errs)
+	}
+	code, out, errs = runCLI(t, "tpcc", "check", "--expensive", "--warehouses", "4", url)
+	if code != 0 || strings.Count(out, ": PASS (") != 12 || !strings.Contains(out, "check 0 warehouses 0..W-1 and 100,000 items present: PASS") ||
+		!strings.Contains(out, "check 11 count(ORDER) - count(NEW-ORDER) = 2100: SKIP") {
+		t.Errorf("check --expensive after the run: exit %d, want 0 with check 0-10 and 12 passing, 11 skipped:\n%s%s", code, out, errs)
+	}
+	// --warehouses other than the data's is refused up front.
+	if code, out, errs := runCLI(t, "tpcc", "run", "--warehouses", "5", "--wait", "false", "--duration", "1s", url); code == 0 ||
+		!strings.Contains(out+errs, "database holds 4") {
+		t.Errorf("run --warehouses 5 of 4: exit %d\n%s%s", code, out, errs)
 	}
 }

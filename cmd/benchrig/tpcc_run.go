@@ -17,10 +17,10 @@ import (
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
-// tpccRunCommands: benchrig tpcc run | merge. Flag names are CockroachDB
+// tpccRunCommands: benchrig tpcc run | merge | import (tpcc_import.go). Flag names are CockroachDB
 // `workload run tpcc`'s and `workload debug tpcc-merge-results`'s.
 func tpccRunCommands() []*cli.Command {
-	return []*cli.Command{tpccRunCommand(), tpccMergeCommand()}
+	return []*cli.Command{tpccRunCommand(), tpccMergeCommand(), tpccImportCommand()}
 }
 
 // tpccRunOptions are the flags of `benchrig tpcc run`.
@@ -35,12 +35,14 @@ type tpccRunOptions struct {
 	wait             string
 	workers, conns   int
 	histograms       string
+	result           string
 	tolerateErrors   bool
 	startAt          string
 	displayEvery     time.Duration
-	seed             uint64
+	runSeed          uint64
 	maxRetries       int
 	isolation        string
+	workload         workloadRunFlags
 }
 
 func tpccRunCommand() *cli.Command {
@@ -54,15 +56,25 @@ times (--wait), or --workers terminals without waits (--wait=false). Prints
 progress every --display-every, then per-transaction totals, the audit
 checks of clause 9.2 and the tpmC line. Several URLs are spread across
 terminals; with several --partition-affinity values, URL j serves partition
-affinity[j % len(affinity)].
+j % --partitions up to CockroachDB v24.x and affinity[j] from v25.1, as
+workload does for the release (--cockroach-version, asked from the server
+by default).
 
 On CockroachDB, --partitions > 1 first partitions the tables unless they
-already are (PARTITION BY RANGE plus zone configurations per rack, or per
---zones), as the recipes' short partitioning run expects.
+already are, with workload's statements for the release (PARTITION BY
+RANGE, zone configurations per rack or --zones, item replicas per rack),
+as the recipes' short partitioning run expects; --scatter then scatters.
+
+workload run tpcc's flags mean what they mean there: --seed is the data
+generator's seed (the run's own random streams are --run-seed), --db,
+--fks, --mix, --max-rate, --max-ops, --method, --txn-retries,
+--histograms-max-latency, --replicate-static-columns, --partition-strategy,
+--zones. --split is accepted and, as in workload run, does nothing (splits
+happen at import).
 
 Exits 30 when an audit check fails over enough transactions to be
 significant, or when a spec-paced run's efficiency is below 85%.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "warehouses", Value: 1, Usage: "number of warehouses loaded", Destination: &o.warehouses},
 			&cli.IntFlag{Name: "active-warehouses", Usage: "warehouses with terminals (default: --warehouses)", Destination: &o.activeWarehouses},
 			&cli.IntFlag{Name: "partitions", Value: 1, Usage: "partitions the warehouses are split into", Destination: &o.partitions},
@@ -75,13 +87,14 @@ significant, or when a spec-paced run's efficiency is below 85%.`,
 			&cli.IntFlag{Name: "workers", Usage: "terminals in no-wait mode (default: 10 per active warehouse)", Destination: &o.workers},
 			&cli.IntFlag{Name: "conns", Usage: "connections over all URLs (default: 2 per active warehouse; --workers with --wait=false)", Destination: &o.conns},
 			&cli.StringFlag{Name: "histograms", Usage: "write per-tick HdrHistograms as ndjson to `FILE` (CockroachDB's format)", Destination: &o.histograms},
+			&cli.StringFlag{Name: "result", Usage: "write the result as JSON (benchrig.result/v1) to `FILE` (default: next to --histograms, workload1.histogram.ndjson -> workload1.result.json)", Destination: &o.result},
 			&cli.BoolFlag{Name: "tolerate-errors", Usage: "count transaction errors instead of stopping at the first", Destination: &o.tolerateErrors},
 			&cli.StringFlag{Name: "start-at", Usage: "RFC3339 `TIME` to start at, so that several hosts start together", Destination: &o.startAt},
 			&cli.DurationFlag{Name: "display-every", Value: time.Second, Usage: "progress and histogram tick period", Destination: &o.displayEvery},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed of the run's random streams (default: from the clock)", Destination: &o.seed},
+			&cli.Uint64Flag{Name: "run-seed", Usage: "seed of the run's random streams (default: from the clock; --seed is workload's data seed)", Destination: &o.runSeed},
 			&cli.IntFlag{Name: "max-retries", Value: 100, Usage: "retries per transaction of serialization failures (40001/40P01)", Destination: &o.maxRetries},
 			&cli.StringFlag{Name: "isolation", Usage: "read-committed, repeatable-read or serializable (default: repeatable-read on PostgreSQL, serializable on CockroachDB)", Destination: &o.isolation},
-		},
+		}, o.workload.flags()...),
 		Action: func(c *cli.Context) error {
 			o.urls = c.Args().Slice()
 			aff, err := parseIntList(c.String("partition-affinity"))
@@ -89,6 +102,7 @@ significant, or when a spec-paced run's efficiency is below 85%.`,
 				return withExit(exitUsage, fmt.Errorf("--partition-affinity: %w", err))
 			}
 			o.affinity = aff
+			o.workload.dbSet = c.IsSet("db")
 			return tpccRun(c, o, c.App.Writer)
 		},
 	}
@@ -120,8 +134,11 @@ func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 		URLs: o.urls, Warehouses: o.warehouses, ActiveWarehouses: o.activeWarehouses,
 		Partitions: o.partitions, Affinity: o.affinity, Ramp: o.ramp, Duration: o.duration,
 		Wait: wait, Workers: o.workers, Conns: o.conns, DisplayEvery: o.displayEvery,
-		TolerateErrors: o.tolerateErrors, Seed: o.seed, MaxRetries: o.maxRetries, Isolation: iso,
+		TolerateErrors: o.tolerateErrors, Seed: o.runSeed, MaxRetries: o.maxRetries, Isolation: iso,
 		Out: stdout,
+	}
+	if err := o.workload.apply(&cfg); err != nil {
+		return err
 	}
 	if o.startAt != "" {
 		if cfg.StartAt, err = time.Parse(time.RFC3339Nano, o.startAt); err != nil {
@@ -142,7 +159,15 @@ func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 			f.Close()
 		}()
 	}
-	_, err = tpcc.Run(c.Context, cfg)
+	if o.result == "" && o.histograms != "" {
+		o.result = tpcc.ResultFileFor(o.histograms)
+	}
+	res, err := tpcc.Run(c.Context, cfg)
+	if res != nil && o.result != "" {
+		if werr := tpcc.WriteResult(o.result, tpcc.NewResult(cfg, res, err)); werr != nil {
+			return fmt.Errorf("tpcc run: --result: %w", werr)
+		}
+	}
 	var ae *tpcc.AuditError
 	if errors.As(err, &ae) {
 		return withExit(exitCheck, err)
@@ -199,6 +224,7 @@ func parseIntList(s string) ([]int, error) {
 type tpccMergeOptions struct {
 	warehouses int
 	check      bool
+	json       string
 	files      []string
 }
 
@@ -215,6 +241,7 @@ warehouse; --warehouses is the total over all hosts.`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "warehouses", Required: true, Usage: "aggregate active warehouses of all hosts", Destination: &o.warehouses},
 			&cli.BoolFlag{Name: "check", Usage: "exit 30 unless efficiency >= 85% and every p90 is within its limit", Destination: &o.check},
+			&cli.StringFlag{Name: "json", Usage: "also write the merged result as JSON (benchrig.result/v1, kind tpcc.merge) to `FILE`", Destination: &o.json},
 		},
 		Action: func(c *cli.Context) error {
 			o.files = c.Args().Slice()
@@ -227,29 +254,17 @@ func tpccMerge(o tpccMergeOptions, stdout io.Writer) error {
 	if len(o.files) == 0 {
 		return withExit(exitUsage, errors.New("tpcc merge: no histogram file given"))
 	}
-	var results []*histogram.Result
-	for _, path := range o.files {
-		f, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("tpcc merge: %w", err)
-		}
-		ticks, err := histogram.Decode(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("tpcc merge: %s: %w", path, err)
-		}
-		r, err := histogram.NewResult(o.warehouses, ticks)
-		if err != nil {
-			return fmt.Errorf("tpcc merge: %s: %w", path, err)
-		}
-		results = append(results, r)
-	}
-	m, err := histogram.MergeResults(results...)
+	res, m, err := tpcc.MergeFiles(o.warehouses, o.files...)
 	if err != nil {
 		return fmt.Errorf("tpcc merge: %w", err)
 	}
 	if err := histogram.WriteMerge(stdout, m); err != nil {
 		return err
+	}
+	if o.json != "" {
+		if err := tpcc.WriteResult(o.json, res); err != nil {
+			return fmt.Errorf("tpcc merge: --json: %w", err)
+		}
 	}
 	if o.check {
 		if err := m.Check(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
@@ -66,6 +67,14 @@ func TestTpccMergeCommand(t *testing.T) {
 	}
 	if want := "Duration: 1m0s, Warehouses: 10, Efficiency: 95.2, tpmC: 120.00\n"; !strings.HasPrefix(out.String(), want) {
 		t.Errorf("output\n%s\nwant prefix %q", out.String(), want)
+	}
+	// --json writes the same merge as a tpcc.merge result.
+	jsonPath := filepath.Join(dir, "merged.json")
+	if code := run(context.Background(), []string{"benchrig", "tpcc", "merge", "--warehouses", "10", "--json", jsonPath, a, b}, &out, &errOut); code != exitOK {
+		t.Fatalf("--json: exit %d: %s", code, errOut.String())
+	}
+	if m, err := tpcc.ReadResult(jsonPath); err != nil || m.Kind != tpcc.KindMerge || m.TpmC != 120 || !m.Pass {
+		t.Errorf("--json: %+v, %v; want a passing tpcc.merge at 120 tpmC", m, err)
 	}
 	// The same files against 20 warehouses fail the 85% efficiency check.
 	out.Reset()

@@ -2,13 +2,15 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Pos is a place in a plan file.
@@ -60,6 +62,34 @@ func (e *PlanError) Error() string {
 type problems struct {
 	file string
 	list []Problem
+	// aliasVisits counts the YAML nodes decodeStrict has entered through
+	// an alias: a small file can stand for a huge tree that way (a list
+	// of a thousand aliases of a list of a thousand numbers), which is
+	// refused past maxAliasVisits. What is written out is bounded by
+	// MaxPlanSize already.
+	aliasVisits int
+	aliasDepth  int
+	tooBig      bool
+}
+
+// maxAliasVisits bounds what aliases may add to a plan: shared host
+// settings or lists, not a second plan's worth.
+const maxAliasVisits = 100_000
+
+// overBudget counts n more nodes decoded through an alias and says
+// (once, at at) when the budget is spent.
+func (ps *problems) overBudget(at *yaml.Node, where string, n int) bool {
+	if ps.aliasDepth == 0 {
+		return false
+	}
+	if ps.aliasVisits += n; ps.aliasVisits <= maxAliasVisits {
+		return false
+	}
+	if !ps.tooBig {
+		ps.tooBig = true
+		ps.at(at, "%s: aliases expand the plan by more than %d values", where, maxAliasVisits)
+	}
+	return true
 }
 
 func (ps *problems) at(n *yaml.Node, format string, args ...any) {
@@ -173,7 +203,22 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 		n = n.Content[0]
 	}
 	if n.Kind == yaml.AliasNode {
+		at := n
 		n = n.Alias
+		if n == nil {
+			return
+		}
+		ps.aliasDepth++
+		defer func() { ps.aliasDepth-- }()
+		if ps.overBudget(at, where, 1) {
+			return
+		}
+	}
+	if ps.tooBig {
+		return
+	}
+	if (n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode) && ps.overBudget(n, where, len(n.Content)) {
+		return
 	}
 	if v.Kind() == reflect.Pointer {
 		if n.Tag == "!!null" {
@@ -285,14 +330,61 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 			v.SetBool(b)
 			return
 		}
-		if v.Kind() == reflect.String && n.Tag != "!!str" && n.Tag != "!!int" && n.Tag != "!!float" {
-			ps.at(n, "%s: want a string, got %s", where, kindName(n))
-			return
+		switch v.Kind() {
+		case reflect.String:
+			if n.Tag != "!!str" && n.Tag != "!!int" && n.Tag != "!!float" {
+				ps.at(n, "%s: want a string, got %s", where, kindName(n))
+				return
+			}
+			if msg := badText(n.Value, where == "description"); msg != "" {
+				ps.at(n, "%s: %s", where, msg)
+				return
+			}
+		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
+			// yaml.v3 would truncate 2.5 to 2; a count is a whole number.
+			if n.Tag != "!!int" {
+				ps.at(n, "%s: want a whole number, got %s", where, kindName(n))
+				return
+			}
+		case reflect.Float64, reflect.Float32:
+			if n.Tag != "!!int" && n.Tag != "!!float" {
+				ps.at(n, "%s: want a number, got %s", where, kindName(n))
+				return
+			}
 		}
 		if err := n.Decode(v.Addr().Interface()); err != nil {
 			ps.at(n, "%s: want a %s, got %q", where, scalarName(v.Kind()), n.Value)
+			return
+		}
+		if v.Kind() == reflect.Float64 || v.Kind() == reflect.Float32 {
+			if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+				ps.at(n, "%s: want a finite number, got %q", where, n.Value)
+				v.SetFloat(0)
+			}
 		}
 	}
+}
+
+// badText says what is wrong with a string value that no field may hold:
+// invalid UTF-8 and control characters (a NUL ends a C string, an escape
+// sequence rewrites the terminal a dry run is printed on, a newline
+// starts a new line of a conf file). Only free text (the description)
+// may span lines.
+func badText(s string, multiline bool) string {
+	if !utf8.ValidString(s) {
+		return "not valid UTF-8"
+	}
+	for _, r := range s {
+		if r == '\n' || r == '\t' {
+			if multiline {
+				continue
+			}
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+			return fmt.Sprintf("control character %U is not allowed", r)
+		}
+	}
+	return ""
 }
 
 func join(where, field string) string {

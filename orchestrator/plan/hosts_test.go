@@ -11,6 +11,7 @@ func TestExpandPattern(t *testing.T) {
 	for _, tt := range []struct {
 		in   string
 		want []string
+		n    int // when want is nil: the number of values
 		err  string
 	}{
 		// A plain value stands for itself.
@@ -26,12 +27,20 @@ func TestExpandPattern(t *testing.T) {
 		{in: "n]", err: "without '['"},
 		{in: "n[a-b]", err: "not a number"},
 		{in: "n[5-1]", err: "backwards"},
-		{in: "n[1-9999999]", err: "too large"},
+		{in: "n[1-9999999]", err: "more than 10000"},
+		{in: "n[0-9999]x[0-9999]", err: "more than 10000"},
+		{in: "n[0-99]x[0-99]", n: 10000},
 	} {
 		got, err := expandPattern(tt.in)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%q: want error %q, got %v %v", tt.in, tt.err, got, err)
+			}
+			continue
+		}
+		if tt.n > 0 {
+			if err != nil || len(got) != tt.n {
+				t.Errorf("%q: %d values, %v; want %d", tt.in, len(got), err, tt.n)
 			}
 			continue
 		}
@@ -43,6 +52,7 @@ func TestExpandPattern(t *testing.T) {
 
 // TestPartitionAffinity: the 100k recipe's five sets, from p mod 5.
 func TestPartitionAffinity(t *testing.T) {
+	withLicense(t)
 	p, err := LoadPlan("../../plans/tpcc-100k.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/benchrig/benchrig/configs"
 )
@@ -144,7 +144,7 @@ func (n *Plan) normalizeSettings() {
 	if s.Cluster.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(s.Cluster.Content); i += 2 {
 			k, v := s.Cluster.Content[i], s.Cluster.Content[i+1]
-			if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && settingName.MatchString(k.Value) {
+			if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && settingName.MatchString(k.Value) && badText(v.Value, false) == "" {
 				s.set(k.Value, v.Value)
 			}
 		}
@@ -160,8 +160,8 @@ func (n *Plan) normalizeSettings() {
 // whether every partition ended up on exactly one host.
 func (n *Plan) assignPartitions() {
 	P := n.TPCC.Partitions
-	if P <= 0 || len(n.Workload) == 0 {
-		return
+	if P <= 0 || P > maxPartitions || P > max(n.TPCC.Warehouses, 1) || len(n.Workload) == 0 {
+		return // out of bounds: validateTPCC says so
 	}
 	for _, h := range n.Workload {
 		if h.Pinned {

@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Plan is a benchmark plan as written in YAML (see README.md, "Plan
@@ -221,11 +222,22 @@ type Sweep struct {
 	Values []int  `yaml:"values"`
 }
 
+// MaxPlanSize caps a plan file: the largest published recipe's plan is a
+// few kilobytes, and a YAML document costs about forty times its size in
+// memory to parse.
+const MaxPlanSize = 1 << 20
+
 // LoadPlan reads a plan file, decodes it strictly, normalizes it and
 // validates it: the normalized plan, or a *PlanError listing every
 // problem as file:line:col.
 func LoadPlan(path string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read plan: %w", err)
+	}
+	defer f.Close()
+	// One byte more than allowed tells a file at the cap from a larger one.
+	data, err := io.ReadAll(io.LimitReader(f, MaxPlanSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read plan: %w", err)
 	}
@@ -278,13 +290,31 @@ func Decode(file string, data []byte) (*Plan, error) {
 
 func decode(file string, data []byte) (*Plan, *problems, error) {
 	ps := &problems{file: file}
+	if len(data) > MaxPlanSize {
+		return nil, nil, &PlanError{File: file, Problems: []Problem{{Pos: Pos{File: file, Line: 1, Col: 1},
+			Msg: fmt.Sprintf("the plan is larger than %d bytes (host ranges such as node[01-81] keep big topologies short)", MaxPlanSize)}}}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, nil, &PlanError{File: file, Problems: []Problem{{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "the plan is empty"}}}
 		}
-		return nil, nil, syntaxError(file, err)
+		return nil, nil, syntaxError(file, err, data)
+	}
+	// A second document would be silently ignored: refuse it.
+	var more yaml.Node
+	switch err := dec.Decode(&more); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, nil, syntaxError(file, err, data)
+	default:
+		line, col := more.Line, more.Column
+		if len(more.Content) > 0 {
+			line, col = more.Content[0].Line, more.Content[0].Column
+		}
+		return nil, nil, &PlanError{File: file, Problems: []Problem{{Pos: Pos{File: file, Line: line, Col: col},
+			Msg: "a second YAML document: a plan is one document (remove the '---' line)"}}}
 	}
 	p := &Plan{File: file, Dir: filepath.Dir(file), pos: nodeOf{}}
 	decodeStrict(ps, &doc, reflect.ValueOf(p).Elem(), "", p.pos)
@@ -293,14 +323,36 @@ func decode(file string, data []byte) (*Plan, *problems, error) {
 }
 
 // syntaxError turns yaml.v3's "yaml: line N: msg" into file:line:col.
-func syntaxError(file string, err error) error {
+// Errors of the reader (invalid UTF-8, control characters) come without
+// a line: the first offending byte is found here instead.
+func syntaxError(file string, err error, data []byte) error {
 	text := strings.TrimPrefix(err.Error(), "yaml: ")
 	pos := Pos{File: file}
 	if n, _ := fmt.Sscanf(text, "line %d:", &pos.Line); n == 1 {
 		_, text, _ = strings.Cut(text, ": ")
 		pos.Col = 1
+	} else {
+		pos.Line, pos.Col = badByte(data)
 	}
 	return &PlanError{File: file, Problems: []Problem{{Pos: pos, Msg: "YAML syntax: " + text}}}
+}
+
+// badByte is the line and column (in bytes, 1-based) of the first byte
+// that is not valid UTF-8 or is a control character other than tab, CR
+// and LF; 1:1 when there is none (or the file is UTF-16).
+func badByte(data []byte) (line, col int) {
+	line, start := 1, 0
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if (r == utf8.RuneError && n <= 1) || (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f {
+			return line, i - start + 1
+		}
+		if r == '\n' {
+			line, start = line+1, i+1
+		}
+		i += n
+	}
+	return 1, 1
 }
 
 // node returns the YAML node a field of p was decoded from (nil if

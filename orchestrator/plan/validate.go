@@ -2,13 +2,15 @@ package plan
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/benchrig/benchrig/configs"
 )
@@ -33,7 +35,68 @@ var (
 	// hostWord is a DNS name, an IPv4 address or a bracket-free IPv6
 	// address: what may stand in a URL, a --join list and a conf file.
 	hostWord = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$`)
+	// safePath is what a path on a host may be: pg_ctl writes -D, -l and
+	// its own program path into a command line for /bin/sh (in double
+	// quotes, where $ and ` still act), and the conf files hold them in
+	// single quotes; a path made of these characters means the same to
+	// every one of them. Relative paths are under the login's home.
+	safePath = regexp.MustCompile(`^[A-Za-z0-9_./][A-Za-z0-9_./+-]*$`)
+	// tarMember is a plain relative path inside an archive: no option, no
+	// absolute path, no "..", no wildcard.
+	tarMember = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*(/[A-Za-z0-9_][A-Za-z0-9_.+-]*)*$`)
+	// histName is a histogram file name pattern: a plain file name (no
+	// '/', no leading '-' or '.') with {n}.
+	histName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*\{n\}[A-Za-z0-9_.+-]*$|^\{n\}[A-Za-z0-9_.+-]*$`)
+	// jumpHosts is an ssh -J list: [user@]host[:port] hops, IPv6 in [].
+	jumpHosts = regexp.MustCompile(`^[A-Za-z0-9_\[][A-Za-z0-9_.@:\[\]%-]*(,[A-Za-z0-9_\[][A-Za-z0-9_.@:\[\]%-]*)*$`)
+	// loginName is a POSIX portable user name.
+	loginName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 )
+
+// Bounds on the plan's numbers. Each is far above anything published
+// (the largest recipe: 100,000 warehouses, 81 nodes, 27 partitions) and
+// far below what would exhaust memory or overflow a computation.
+const (
+	maxHosts       = 10_000
+	maxWarehouses  = 10_000_000
+	maxPartitions  = 10_000
+	maxWorkers     = 10_000_000
+	maxConcurrency = 1_000_000
+	maxUlimit      = 1 << 30 // Linux caps fs.nr_open there; preflight judges what a host allows
+	maxReplicas    = 100
+	maxSweep       = 100
+	maxDuration    = 30 * 24 * time.Hour
+	maxPathLen     = 1024
+	maxRoundSteps  = 100_000
+)
+
+// checkPath reports a host path that cannot be used safely (see safePath).
+func checkPath(ps *problems, n *yaml.Node, where, v string) {
+	switch {
+	case len(v) > maxPathLen:
+		ps.at(n, "%s: path longer than %d bytes", where, maxPathLen)
+	case strings.HasPrefix(v, "-"):
+		ps.at(n, "%s: %q starts with '-' (a program would take it for an option)", where, v)
+	case !safePath.MatchString(v):
+		ps.at(n, "%s: %q: want a path of letters, digits and . _ + - / (pg_ctl and conf files pass it through a shell and quotes)", where, v)
+	}
+}
+
+// checkRange reports an int outside lo..hi.
+func checkRange(ps *problems, n *yaml.Node, where string, v, lo, hi int) bool {
+	if v < lo || v > hi {
+		ps.at(n, "%s: %d is outside %d..%d", where, v, lo, hi)
+		return false
+	}
+	return true
+}
+
+// checkDuration reports a duration above limit.
+func checkDuration(ps *problems, n *yaml.Node, where string, d Duration, limit time.Duration) {
+	if d.Std() > limit {
+		ps.at(n, "%s: %s is longer than %s", where, d, FormatDuration(limit))
+	}
+}
 
 // Validate reports every problem of a normalized plan at once, as a
 // *PlanError. It is pure: it changes nothing, so it can be asked of any
@@ -61,8 +124,17 @@ func validate(ps *problems, p *Plan) {
 	if p.SSH.Port < 0 || p.SSH.Port > 65535 {
 		ps.at(p.node(&p.SSH.Port), "ssh.port: %d is not a port", p.SSH.Port)
 	}
+	if p.SSH.User != "" && !loginName.MatchString(p.SSH.User) {
+		ps.at(p.node(&p.SSH.User), "ssh.user: %q is not a user name", p.SSH.User)
+	}
+	if p.SSH.JumpHost != "" && !jumpHosts.MatchString(p.SSH.JumpHost) {
+		// Each hop may be resolved with `ssh -G HOP`: no option, no space.
+		ps.at(p.node(&p.SSH.JumpHost), "ssh.jump_host: %q: want [user@]host[:port] hops separated by commas (no leading '-')", p.SSH.JumpHost)
+	}
 	if p.SSH.Concurrency < 0 {
 		ps.at(p.node(&p.SSH.Concurrency), "ssh.concurrency: must be positive")
+	} else {
+		checkRange(ps, p.node(&p.SSH.Concurrency), "ssh.concurrency", p.SSH.Concurrency, 1, 1024)
 	}
 
 	// Normalize expanded the hosts and dropped what it could not use;
@@ -70,6 +142,9 @@ func validate(ps *problems, p *Plan) {
 	before := len(ps.list)
 	expandHosts(ps, p, p.NodeGroups, "nodes", true)
 	expandHosts(ps, p, p.WorkGroups, "workload", false)
+	if n := len(p.Nodes) + len(p.Workload); n > maxHosts {
+		ps.at(p.nodeOr(&p.NodeGroups), "nodes and workload: %d hosts; at most %d", n, maxHosts)
+	}
 	if len(p.NodeGroups) == 0 {
 		ps.at(p.nodeOr(&p.NodeGroups), "nodes: the plan has no database nodes")
 	}
@@ -92,10 +167,29 @@ func validate(ps *problems, p *Plan) {
 		ps.at(p.node(&p.Benchmark), "benchmark: want tpcc or crud, got %q", p.Benchmark)
 	}
 	validateStages(ps, p)
-	if !fioSize.MatchString(p.Preflight.FioSize) {
-		ps.at(p.node(&p.Preflight.FioSize), "preflight.fio_size: want a size such as 256M or 1G (0 skips the disk benchmark), got %q", p.Preflight.FioSize)
-	}
+	validatePreflight(ps, p)
 	checkPartitions(ps, p)
+}
+
+func validatePreflight(ps *problems, p *Plan) {
+	pf := &p.Preflight
+	if !fioSize.MatchString(pf.FioSize) || len(pf.FioSize) > 7 {
+		ps.at(p.node(&pf.FioSize), "preflight.fio_size: want a size such as 256M or 1G, at most 999999G (0 skips the disk benchmark), got %q", pf.FioSize)
+	}
+	checkDuration(ps, p.nodeOr(&pf.FioRuntime), "preflight.fio_runtime", pf.FioRuntime, time.Hour)
+	checkDuration(ps, p.nodeOr(&pf.MaxClockOffset), "preflight.max_clock_offset", pf.MaxClockOffset, time.Hour)
+	for _, f := range []struct {
+		v    float64
+		at   any
+		name string
+		hi   float64
+	}{
+		{pf.MinFreeGB, &pf.MinFreeGB, "min_free_gb", 1 << 30}, {pf.MinReadIOPS, &pf.MinReadIOPS, "min_read_iops", 1e9},
+	} {
+		if f.v < 0 || f.v > f.hi {
+			ps.at(p.nodeOr(f.at), "preflight.%s: %g is outside 0..%g", f.name, f.v, f.hi)
+		}
+	}
 }
 
 // nodeOr is node, falling back to the document's first line when the
@@ -139,7 +233,7 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 			if *f.val == "" {
 				continue
 			}
-			v, err := expandPattern(*f.val)
+			v, err := expandPatternMax(*f.val, maxHosts)
 			if err != nil {
 				ps.at(p.node(f.val), "%s.%s: %v", at, f.name, err)
 				ok = false
@@ -173,8 +267,10 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 		if s.Racks < 0 || (s.Racks > 0 && s.Rack != "") {
 			ps.at(p.node(&s.Racks), "%s.racks: give either rack or a positive racks, not both", at)
 		}
-		if s.Racks > count {
+		racks := s.Racks
+		if racks > count {
 			ps.at(p.node(&s.Racks), "%s.racks: %d racks for %d hosts leaves racks empty", at, s.Racks, count)
+			racks = 0 // k*racks/count below must not overflow
 		}
 		if len(s.Partitions) > 0 && (isNode || count != 1) {
 			ps.at(p.node(&s.Partitions), "%s.partitions: only a single workload host can pin partitions", at)
@@ -205,6 +301,22 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 					ps.at(p.node(f.field), "%s.%s: %q is not a host name or address", at, f.what, f.val)
 				}
 			}
+			for _, f := range []struct {
+				field     *string
+				val, what string
+			}{
+				{&s.Store, h.Store, "store"}, {&s.Dir, h.Dir, "dir"},
+			} {
+				if f.val != "" && !badWord[f.field] {
+					before := len(ps.list)
+					checkPath(ps, p.node(f.field), at+"."+f.what, f.val)
+					badWord[f.field] = len(ps.list) > before
+				}
+			}
+			if h.User != "" && !loginName.MatchString(h.User) && !badWord[&s.User] {
+				badWord[&s.User] = true
+				ps.at(p.node(&s.User), "%s.user: %q is not a user name", at, h.User)
+			}
 			if h.Addr == "" {
 				h.Addr = h.SSH
 			}
@@ -218,13 +330,14 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 			h.Port = portField(ps, p, &s.Port, get(3, k), at+".port", h.Port)
 			if r := get(5, k); r != "" {
 				n, err := strconv.Atoi(r)
-				if err != nil || n < 0 {
-					ps.at(p.node(&s.Rack), "%s.rack: %q is not a rack number", at, r)
+				if err != nil || n < 0 || n >= maxHosts {
+					ps.at(p.node(&s.Rack), "%s.rack: %q is not a rack number (0..%d)", at, r, maxHosts-1)
+					n = -1
 				}
 				h.Rack = n
 			}
-			if s.Racks > 0 {
-				h.Rack = k * s.Racks / count
+			if racks > 0 {
+				h.Rack = k * racks / count
 			}
 			if isNode {
 				defSQL, defHTTP := 26257, 8080
@@ -306,6 +419,10 @@ func checkRacks(ps *problems, p *Plan) bool {
 	if withRack != len(p.Nodes) {
 		ps.at(p.nodeOr(&p.NodeGroups), "nodes: %d of %d nodes have a rack; give every node one or none", withRack, len(p.Nodes))
 	}
+	if maxRack >= len(p.Nodes) {
+		ps.at(p.nodeOr(&p.NodeGroups), "nodes: rack %d, but there are only %d nodes (racks are numbered 0..nodes-1)", maxRack, len(p.Nodes))
+		return false
+	}
 	var empty []string
 	for r := 0; r <= maxRack; r++ {
 		if count[r] == 0 {
@@ -329,6 +446,9 @@ func (p *Plan) Racks() int {
 
 func validateBinaries(ps *problems, p *Plan) {
 	b := &p.Binaries
+	if b.InstallPath != "" {
+		checkPath(ps, p.nodeOr(&b.InstallPath), "binaries.install_path", b.InstallPath)
+	}
 	checkBinary(ps, p, &b.Database, "binaries.database", p.Flavor == Postgres)
 	if p.Flavor == Postgres && b.Database.Host == "" {
 		ps.at(p.nodeOr(&b.Database), "binaries.database: the postgres flavor uses the programs on the hosts: give host: /usr/lib/postgresql/VERSION/bin")
@@ -369,7 +489,7 @@ func checkBinary(ps *problems, p *Plan, b *Binary, where string, hostOK bool) {
 			ps.at(p.node(&b.Path), "%s.path: %v", where, err)
 		}
 	case b.URL != "":
-		if !strings.HasPrefix(b.URL, "https://") && !strings.HasPrefix(b.URL, "http://") {
+		if u, err := url.Parse(b.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			ps.at(p.node(&b.URL), "%s.url: want an http(s) URL, got %q", where, b.URL)
 		}
 		if b.SHA256 == "" {
@@ -384,10 +504,16 @@ func checkBinary(ps *problems, p *Plan, b *Binary, where string, hostOK bool) {
 		}
 		if !strings.HasPrefix(b.Host, "/") {
 			ps.at(p.node(&b.Host), "%s.host: want an absolute path, got %q", where, b.Host)
+		} else {
+			// pg_ctl runs <host>/postgres through /bin/sh.
+			checkPath(ps, p.node(&b.Host), where+".host", b.Host)
 		}
 	}
 	if b.Member != "" && !isArchive(b.URL) {
 		ps.at(p.node(&b.Member), "%s.member: only for .tgz/.tar.gz urls", where)
+	}
+	if m := b.Member; m != "" && (len(m) > maxPathLen || !tarMember.MatchString(m)) {
+		ps.at(p.node(&b.Member), "%s.member: %q: want a relative path inside the archive (letters, digits, . _ + -; no leading '-', '.' or '/', no '..')", where, m)
 	}
 }
 
@@ -418,12 +544,19 @@ func validateSettings(ps *problems, p *Plan) {
 				}
 				if !settingName.MatchString(k.Value) {
 					ps.at(k, "settings.cluster: %q is not a setting name", k.Value)
+					continue
+				}
+				if msg := badText(v.Value, false); msg != "" {
+					ps.at(v, "settings.cluster.%s: %s", k.Value, msg)
 				}
 			}
 		}
 	}
 	if s.ImportReplicas < 0 || s.Replicas < 0 {
 		ps.at(p.nodeOr(s), "settings: replica counts must be positive")
+	}
+	if s.ImportReplicas > maxReplicas || s.Replicas > maxReplicas {
+		ps.at(p.nodeOr(s), "settings: replica counts above %d", maxReplicas)
 	}
 	if p.Flavor == Postgres && (s.ImportReplicas > 0 || p.node(&s.Replicas) != nil) {
 		ps.at(p.nodeOr(s), "settings: import_replicas and replicas are cockroach zone settings; postgres replicas are the nodes after the first")
@@ -458,8 +591,15 @@ func validateLicense(ps *problems, p *Plan) {
 	case k.Env != "":
 		if !envVar.MatchString(k.Env) {
 			ps.at(p.node(&k.Env), "license.key.env: %q is not an environment variable name", k.Env)
+		} else if _, err := k.Read(); err != nil {
+			// Resolved now, not when configure runs after install and
+			// start; the error names the variable, never a value.
+			ps.at(p.node(&k.Env), "license.key.env: %v", err)
 		}
 	case k.File != "":
+		if _, err := k.Read(); err != nil {
+			ps.at(p.node(&k.File), "license.key.file: %v", err)
+		}
 	case k.Value == "":
 		ps.at(p.nodeOr(k), "license.key: give env: VAR or file: PATH")
 	}
@@ -472,17 +612,42 @@ func validateLicense(ps *problems, p *Plan) {
 // that their racks can be compared with the partitions.
 func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
 	t := &p.TPCC
+	// W is what the checks below compare against: 0 when out of bounds.
+	W := t.Warehouses
 	if t.Warehouses <= 0 {
 		ps.at(p.nodeOr(&t.Warehouses), "tpcc.warehouses: want a positive number of warehouses")
+	} else if !checkRange(ps, p.node(&t.Warehouses), "tpcc.warehouses", t.Warehouses, 1, maxWarehouses) {
+		W = 0
 	}
-	if t.ActiveWarehouses != 0 && (t.ActiveWarehouses < 0 || t.ActiveWarehouses > t.Warehouses) {
-		ps.at(p.node(&t.ActiveWarehouses), "tpcc.active_warehouses: %d is outside 1..%d", t.ActiveWarehouses, t.Warehouses)
+	for _, f := range []struct {
+		v    *int
+		name string
+		hi   int
+	}{
+		{&t.Workers, "workers", maxWorkers}, {&t.Conns, "conns", maxConcurrency},
+		{&t.LoadConcurrency, "load_concurrency", maxConcurrency}, {&t.Ulimit, "ulimit", maxUlimit},
+	} {
+		checkRange(ps, p.nodeOr(f.v), "tpcc."+f.name, *f.v, 0, f.hi)
+	}
+	for _, f := range []struct {
+		d    *Duration
+		name string
+	}{
+		{&t.Ramp, "ramp"}, {&t.Duration, "duration"}, {&t.AllocateRamp, "allocate_ramp"}, {&t.PartitionRun, "partition_run"},
+	} {
+		checkDuration(ps, p.nodeOr(f.d), "tpcc."+f.name, *f.d, maxDuration)
+	}
+	if t.ActiveWarehouses != 0 && (t.ActiveWarehouses < 0 || t.ActiveWarehouses > W) {
+		ps.at(p.node(&t.ActiveWarehouses), "tpcc.active_warehouses: %d is outside 1..%d", t.ActiveWarehouses, W)
 	}
 	if t.Partitions < 0 {
 		ps.at(p.node(&t.Partitions), "tpcc.partitions: must not be negative")
 	}
-	if t.Partitions > t.Warehouses && t.Warehouses > 0 {
-		ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions for %d warehouses (need warehouses >= partitions)", t.Partitions, t.Warehouses)
+	if t.Partitions > W && W > 0 {
+		ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions for %d warehouses (need warehouses >= partitions)", t.Partitions, W)
+	}
+	if t.Partitions > maxPartitions {
+		ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions; at most %d", t.Partitions, maxPartitions)
 	}
 	if racks := p.Racks(); t.Partitions > 0 && p.Flavor == Cockroach && hostsOK {
 		switch {
@@ -492,9 +657,6 @@ func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
 			ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions for %d racks; partition i is pinned to rack i, so they must match", t.Partitions, racks)
 		}
 	}
-	if t.Ulimit < 0 {
-		ps.at(p.node(&t.Ulimit), "tpcc.ulimit: must be positive")
-	}
 	if t.Wait != "" {
 		if _, err := strconv.ParseFloat(t.Wait, 64); err != nil && t.Wait != "true" && t.Wait != "false" {
 			ps.at(p.node(&t.Wait), "tpcc.wait: want true, false or a factor such as 0.5, got %q", t.Wait)
@@ -503,7 +665,7 @@ func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
 	if !planName.MatchString(t.Database) {
 		ps.at(p.node(&t.Database), "tpcc.database: %q is not a plain database name", t.Database)
 	}
-	if strings.ContainsAny(t.Histograms, "/") || !strings.Contains(t.Histograms, "{n}") {
+	if !histName.MatchString(t.Histograms) {
 		ps.at(p.node(&t.Histograms), "tpcc.histograms: want a file name with {n} for the host number, e.g. workload{n}.histogram.ndjson")
 	}
 	if t.Repeat < 0 || t.Repeat > 100 {
@@ -522,6 +684,9 @@ func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
 		if len(sw.Values) == 0 {
 			ps.at(p.nodeOr(sw), "tpcc.sweep.values: list the values to run")
 		}
+		if len(sw.Values) > maxSweep {
+			ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d values; at most %d", len(sw.Values), maxSweep)
+		}
 		seen := map[int]bool{}
 		for _, v := range sw.Values {
 			switch {
@@ -529,8 +694,10 @@ func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
 				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is not positive", v)
 			case seen[v]:
 				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is listed twice", v)
-			case sw.Flag == "active-warehouses" && v > t.Warehouses:
-				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d active warehouses of %d", v, t.Warehouses)
+			case sw.Flag == "active-warehouses" && v > W:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d active warehouses of %d", v, W)
+			case v > maxWorkers:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is above %d", v, maxWorkers)
 			}
 			seen[v] = true
 		}
@@ -539,23 +706,38 @@ func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
 		switch {
 		case t.Sweep != nil || t.Repeat > 1:
 			ps.at(p.nodeOr(sr), "tpcc.search: a search is its own series of runs; drop sweep and repeat")
-		case sr.Min < 1 || sr.Max > t.Warehouses || sr.Min > sr.Max:
-			ps.at(p.nodeOr(sr), "tpcc.search: want 1 <= min <= max <= warehouses (%d), got %d..%d", t.Warehouses, sr.Min, sr.Max)
-		case sr.Resolution < 0:
-			ps.at(p.node(&sr.Resolution), "tpcc.search.resolution: must be positive")
+		case sr.Min < 1 || sr.Max > W || sr.Min > sr.Max:
+			ps.at(p.nodeOr(sr), "tpcc.search: want 1 <= min <= max <= warehouses (%d), got %d..%d", W, sr.Min, sr.Max)
+		case sr.Resolution < 0 || sr.Resolution > W:
+			ps.at(p.node(&sr.Resolution), "tpcc.search.resolution: want 0..warehouses (%d), got %d", W, sr.Resolution)
 		}
+	}
+	// Each round is a step per workload host: keep the compiled plan to
+	// a size a dry run can list.
+	rounds := max(1, t.Repeat)
+	if t.Sweep != nil {
+		rounds *= max(1, len(t.Sweep.Values))
+	}
+	if steps := rounds * len(p.Workload); steps > maxRoundSteps {
+		ps.at(p.nodeOr(t), "tpcc: %d measured runs on %d workload hosts make %d run steps; at most %d", rounds, len(p.Workload), steps, maxRoundSteps)
 	}
 }
 
 // validateCRUD checks crud: and that the stages fit.
 func validateCRUD(ps *problems, p *Plan) {
 	c := &p.CRUD
+	// The bounds keep hosts × goroutines × records (the key offsets) far
+	// from overflowing.
 	for _, f := range []struct {
 		v    *int
 		name string
-	}{{&c.Goroutines, "goroutines"}, {&c.Records, "records"}, {&c.SelectRepeat, "select_repeat"}, {&c.ManyRepeat, "many_repeat"}} {
-		if *f.v < 0 {
+		hi   int
+	}{{&c.Goroutines, "goroutines", 100_000}, {&c.Records, "records", 100_000_000}, {&c.SelectRepeat, "select_repeat", 1_000_000}, {&c.ManyRepeat, "many_repeat", 1_000_000}} {
+		switch {
+		case *f.v < 0:
 			ps.at(p.node(f.v), "crud.%s: must be positive", f.name)
+		case *f.v > f.hi:
+			ps.at(p.node(f.v), "crud.%s: %d is above %d", f.name, *f.v, f.hi)
 		}
 	}
 	if !settingName.MatchString(c.Table) {
@@ -564,9 +746,17 @@ func validateCRUD(ps *problems, p *Plan) {
 	for i, s := range p.Stages {
 		switch s {
 		case "import", "partition", "allocate":
-			ps.at(p.nodeOr(&p.Stages).Content[min(i, len(p.nodeOr(&p.Stages).Content)-1)], "stages: %s is a TPC-C stage; benchmark: crud runs preflight, install, start, init, configure, swap, run, collect, merge", s)
+			ps.at(seqItem(p.nodeOr(&p.Stages), i), "stages: %s is a TPC-C stage; benchmark: crud runs preflight, install, start, init, configure, swap, run, collect, merge", s)
 		}
 	}
+}
+
+// seqItem is the i-th item of a sequence node, or the node itself.
+func seqItem(n *yaml.Node, i int) *yaml.Node {
+	if i >= 0 && i < len(n.Content) {
+		return n.Content[i]
+	}
+	return n
 }
 
 func validateStages(ps *problems, p *Plan) {
@@ -628,6 +818,12 @@ func validateStages(ps *problems, p *Plan) {
 // the plan) is driven by exactly one workload host.
 func checkPartitions(ps *problems, p *Plan) {
 	P := p.TPCC.Partitions
+	if P != 0 && (P < 0 || P > maxPartitions || P > max(p.TPCC.Warehouses, 1)) {
+		return // reported by validateTPCC
+	}
+	if P != 0 && (P < 0 || P > maxPartitions || P > max(p.TPCC.Warehouses, 1)) {
+		return // reported by validateTPCC
+	}
 	if P == 0 || len(p.Workload) == 0 {
 		for i := range p.Workload {
 			if p.Workload[i].Pinned {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/benchrig/benchrig/orchestrator/probe"
 )
 
 // Markdown renders the report for people; plots are the SVG files written
@@ -47,11 +49,12 @@ func Markdown(r *Report, plots []string) string {
 		fmt.Fprintf(&b, "| tpmC | efficiency | elapsed | warehouses | verdict |\n|---:|---:|---:|---:|---|\n")
 		fmt.Fprintf(&b, "| %.2f | %.2f %% | %.1f s | %d | %s |\n\n", res.TpmC, res.Efficiency, res.Elapsed, res.Warehouses, verdict(res))
 		b.WriteString("Efficiency is tpmC / (12.605 × warehouses), as `tpcc-merge-results` computes it.\n\n")
-		b.WriteString("| transaction | count | ops/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| transaction | count | errors | retries | ops/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, o := range res.Ops {
-			fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", o.Name, o.Count, o.PerSec, o.P50, o.P90, o.P95, o.P99, o.Max)
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", o.Name, o.Count, count(o.Errors), count(o.Retries), o.PerSec, o.P50, o.P90, o.P95, o.P99, o.Max)
 		}
 		fmt.Fprintf(&b, "\nMerged from: %s\n\n", strings.Join(res.Files, ", "))
+		writeHosts(&b, res.Hosts)
 	} else if len(r.Rounds) == 0 {
 		b.WriteString("No histogram files were collected: the run stage did not finish.\n\n")
 	}
@@ -85,16 +88,8 @@ func Markdown(r *Report, plots []string) string {
 		}
 	}
 
-	if len(r.Audit) > 0 {
-		b.WriteString("## Audit checks\n\n")
-		for _, a := range r.Audit {
-			fmt.Fprintf(&b, "%s:\n\n", a.Host)
-			for _, c := range a.Checks {
-				fmt.Fprintf(&b, "- %s\n", c)
-			}
-			b.WriteString("\n")
-		}
-	}
+	writeAudit(&b, r.Audit)
+	writeDisks(&b, r.Disks)
 
 	b.WriteString("## Stages\n\n| stage | status | hosts | failed | seconds |\n|---|---|---:|---:|---:|\n")
 	for _, s := range r.Stages {
@@ -199,4 +194,83 @@ func verdict(res *Result) string {
 		return "FAIL: " + strings.Join(res.Failures, "; ")
 	}
 	return "PASS"
+}
+
+// count is a count that may be unknown (a host's result file missing).
+func count(n *int64) string {
+	if n == nil {
+		return "-"
+	}
+	return fmt.Sprint(*n)
+}
+
+// writeAudit is each workload host's audit checks (TPC-C clause 9.2 and
+// the response-time limits), one table per host.
+func writeAudit(b *strings.Builder, audit []HostAudit) {
+	if len(audit) == 0 {
+		return
+	}
+	b.WriteString("## Audit checks\n\n")
+	for _, a := range audit {
+		fmt.Fprintf(b, "%s:\n\n| check | verdict | observed | bounds | detail |\n|---|---|---:|---|---|\n", a.Host)
+		for _, c := range a.Checks {
+			obs, bounds := "", ""
+			if c.Observed != nil {
+				obs = strings.TrimSpace(fmt.Sprintf("%.4g %s", *c.Observed, c.Unit))
+			}
+			switch {
+			case c.Min != nil && c.Max != nil:
+				bounds = fmt.Sprintf("%.4g..%.4g", *c.Min, *c.Max)
+			case c.Min != nil:
+				bounds = fmt.Sprintf(">= %.4g", *c.Min)
+			case c.Max != nil:
+				bounds = fmt.Sprintf("<= %.4g", *c.Max)
+			}
+			if bounds != "" && c.Unit != "" {
+				bounds += " " + c.Unit
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", c.ID, c.Verdict, obs, bounds, c.Detail)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeDisks is the preflight disk benchmark of each host that ran it.
+func writeDisks(b *strings.Builder, disks []Disk) {
+	if len(disks) == 0 {
+		return
+	}
+	b.WriteString("## Disks\n\nPreflight's fio run on each store path (" + probe.FioJob + ").\n\n| host | path | read IOPS | write IOPS | read MiB/s | write MiB/s |\n|---|---|---:|---:|---:|---:|\n")
+	for _, d := range disks {
+		if d.Status != "measured" {
+			fmt.Fprintf(b, "| %s | %s | %s | | | |\n", d.Host, d.Path, d.Status)
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %s | %.0f | %.0f | %.1f | %.1f |\n", d.Host, d.Path, d.ReadIOPS, d.WriteIOPS, d.ReadKiBps/1024, d.WriteKiBps/1024)
+	}
+	b.WriteString("\n")
+}
+
+// writeHosts is each workload host's own result: its tpmC and efficiency
+// against its own warehouses, as `tpcc run` judged them.
+func writeHosts(b *strings.Builder, hosts []HostRun) {
+	if len(hosts) == 0 {
+		return
+	}
+	b.WriteString("Each workload host's own result (efficiency against 12.86 tpmC per warehouse it drove, as `workload run` computes it):\n\n| host | tpmC | efficiency | start delay ms | verdict |\n|---|---:|---:|---:|---|\n")
+	for _, h := range hosts {
+		delay := "-"
+		if h.StartDelayMs != nil {
+			delay = fmt.Sprintf("%.3f", *h.StartDelayMs)
+		}
+		v := "PASS"
+		switch {
+		case h.Error != "":
+			v = "stopped: " + h.Error
+		case !h.Pass:
+			v = "FAIL: " + strings.Join(h.Failures, "; ")
+		}
+		fmt.Fprintf(b, "| %s | %.2f | %.2f %% | %s | %s |\n", h.Host, h.TpmC, h.Efficiency, delay, v)
+	}
+	b.WriteString("\n")
 }

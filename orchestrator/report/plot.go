@@ -1,57 +1,54 @@
 package report
 
 import (
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
+	"os"
+
+	"github.com/benchrig/benchrig/internal/chart"
 )
+
+// savePage writes a one-panel chart page to path.
+func savePage(path string, p chart.Panel) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = chart.Page{PanelW: 800, PanelH: 400, Panels: []chart.Panel{p}}.Write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // plotTpmC draws merged tpmC per second of the run.
 func plotTpmC(path string, r *Report) error {
-	p := plot.New()
-	p.Title.Text = r.Plan + ": tpmC over the run, all workload hosts (10 s moving average)"
-	p.X.Label.Text = "seconds since the measured run began"
-	p.Y.Label.Text = "tpmC (New-Orders per minute)"
 	// Per-second counts of a few hundred terminals are mostly zeros and
 	// spikes; a 10-second window shows the trend a reader looks for.
 	const window = 10
-	pts := make(plotter.XYs, len(r.Series))
-	top := 0.0
+	xs := make([]float64, len(r.Series))
+	ys := make([]float64, len(r.Series))
 	for i, s := range r.Series {
 		sum, n := 0.0, 0
 		for j := max(0, i-window+1); j <= i; j++ {
 			sum += r.Series[j].TpmC
 			n++
 		}
-		pts[i].X, pts[i].Y = s.Second, sum/float64(n)
-		top = max(top, pts[i].Y)
+		xs[i], ys[i] = s.Second, sum/float64(n)
 	}
-	line, err := plotter.NewLine(pts)
-	if err != nil {
-		return err
+	ln := chart.Line{
+		Title:  r.Plan + ": tpmC over the run, all workload hosts (10 s moving average)",
+		XLabel: "seconds since the measured run began", YLabel: "tpmC (New-Orders per minute)",
+		Series: []chart.Series{{Label: "tpmC, 10 s average", X: xs, Y: ys}},
 	}
-	p.Add(line, plotter.NewGrid())
-	if r.Result != nil {
-		mean := plotter.NewFunction(func(float64) float64 { return r.Result.TpmC })
-		mean.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
-		p.Add(mean)
-		p.Legend.Add("tpmC, 10 s average", line)
-		p.Legend.Add("merged tpmC of the run", mean)
-		p.Legend.Top = true
-		p.Legend.Left = true
-		top = max(top, r.Result.TpmC)
+	if r.Result != nil && len(xs) > 0 {
+		ln.Series = append(ln.Series, chart.Series{Label: "merged tpmC of the run", X: []float64{xs[0], xs[len(xs)-1]},
+			Y: []float64{r.Result.TpmC, r.Result.TpmC}, Dashed: true})
 	}
-	p.Y.Min, p.Y.Max = 0, top*1.35+1 // room for the legend
-	return p.Save(8*vg.Inch, 4*vg.Inch, path)
+	return savePage(path, ln)
 }
 
 // plotLatency draws p50/p90/p95/p99 per transaction as grouped bars.
 func plotLatency(path string, r *Report) error {
-	p := plot.New()
-	p.Title.Text = r.Plan + ": latency percentiles per transaction"
-	p.Y.Label.Text = "milliseconds"
-	var names []string
+	b := chart.Bars{Title: r.Plan + ": latency percentiles per transaction", YLabel: "milliseconds"}
 	series := []struct {
 		label string
 		get   func(Op) float64
@@ -62,60 +59,30 @@ func plotLatency(path string, r *Report) error {
 		{"p99", func(o Op) float64 { return o.P99 }},
 	}
 	for _, o := range r.Result.Ops {
-		names = append(names, o.Name)
+		b.Categories = append(b.Categories, o.Name)
 	}
-	w := vg.Points(14)
-	top := 0.0
-	for i, s := range series {
-		vals := make(plotter.Values, len(r.Result.Ops))
-		for j, o := range r.Result.Ops {
-			vals[j] = s.get(o)
-			top = max(top, vals[j])
+	for _, s := range series {
+		bs := chart.BarSeries{Label: s.label}
+		for _, o := range r.Result.Ops {
+			bs.Values = append(bs.Values, s.get(o))
 		}
-		bars, err := plotter.NewBarChart(vals, w)
-		if err != nil {
-			return err
-		}
-		bars.LineStyle.Width = 0
-		bars.Color = plotutil.Color(i)
-		// Centre the group of bars on the transaction's tick.
-		bars.Offset = w * (vg.Length(i) - vg.Length(len(series)-1)/2)
-		p.Add(bars)
-		p.Legend.Add(s.label, bars)
+		b.Series = append(b.Series, bs)
 	}
-	p.Legend.Top = true
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-	p.Y.Min, p.Y.Max = 0, top*1.3+1 // room for the legend
-	return p.Save(8*vg.Inch, 4*vg.Inch, path)
+	return savePage(path, b)
 }
 
 // plotSweep draws mean tpmC (with min-max bars) against the swept value.
 func plotSweep(path string, r *Report) error {
-	p := plot.New()
-	p.Title.Text = r.Plan + ": tpmC against --" + r.Points[0].Flag
-	p.X.Label.Text = "--" + r.Points[0].Flag
-	p.Y.Label.Text = "tpmC (mean of the runs; bars: min to max)"
-	pts := make(plotter.XYs, len(r.Points))
-	errs := make(plotter.YErrors, len(r.Points))
-	top := 0.0
-	for i, pt := range r.Points {
-		pts[i].X, pts[i].Y = float64(pt.Value), pt.TpmC.Mean
-		errs[i].Low, errs[i].High = pt.TpmC.Mean-pt.TpmC.Min, pt.TpmC.Max-pt.TpmC.Mean
-		top = max(top, pt.TpmC.Max)
+	s := chart.Series{Label: "mean tpmC (bars: min to max)", Markers: true}
+	for _, pt := range r.Points {
+		s.X = append(s.X, float64(pt.Value))
+		s.Y = append(s.Y, pt.TpmC.Mean)
+		s.Low = append(s.Low, pt.TpmC.Min)
+		s.High = append(s.High, pt.TpmC.Max)
 	}
-	line, marks, err := plotter.NewLinePoints(pts)
-	if err != nil {
-		return err
-	}
-	bars, err := plotter.NewYErrorBars(struct {
-		plotter.XYer
-		plotter.YErrorer
-	}{pts, errs})
-	if err != nil {
-		return err
-	}
-	p.Add(line, marks, bars, plotter.NewGrid())
-	p.Y.Min, p.Y.Max = 0, top*1.15+1
-	return p.Save(8*vg.Inch, 4*vg.Inch, path)
+	return savePage(path, chart.Line{
+		Title:  r.Plan + ": tpmC against --" + r.Points[0].Flag,
+		XLabel: "--" + r.Points[0].Flag, YLabel: "tpmC (mean of the runs; bars: min to max)",
+		Series: []chart.Series{s},
+	})
 }

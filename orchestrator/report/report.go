@@ -1,26 +1,30 @@
 package report
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/crud"
+	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
-	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc"
 )
+
+// Schema is report.json's version (docs/schema/report.v1.json). Fields
+// may be added within a version; a change that would make an old reader
+// misread a report gets a new one.
+const Schema = "benchrig.report/v1"
 
 // Report is what report.json holds.
 type Report struct {
+	Schema      string        `json:"schema"`
 	Plan        string        `json:"plan"`
 	Flavor      string        `json:"flavor"`
 	Description string        `json:"description,omitempty"`
@@ -47,6 +51,19 @@ type Report struct {
 	MaxPassing *int `json:"max_passing,omitempty"`
 	// CRUD holds the crud benchmark's figures per host and for all hosts.
 	CRUD []CRUDRow `json:"crud,omitempty"`
+	// Disks are the preflight disk benchmarks.
+	Disks []Disk `json:"disks,omitempty"`
+}
+
+// Disk is one host's preflight disk benchmark (probe.Fio).
+type Disk struct {
+	Host       string  `json:"host"`
+	Path       string  `json:"path"`
+	Status     string  `json:"status"`
+	ReadIOPS   float64 `json:"read_iops"`
+	WriteIOPS  float64 `json:"write_iops"`
+	ReadKiBps  float64 `json:"read_kib_per_s"`
+	WriteKiBps float64 `json:"write_kib_per_s"`
 }
 
 // CRUDRow is one host's (or "all") nine figures.
@@ -142,24 +159,45 @@ type Result struct {
 	Failures []string `json:"failures,omitempty"`
 	Ops      []Op     `json:"operations"`
 	Files    []string `json:"files"`
+	// Hosts are the workload hosts' own results of this run, from their
+	// result files.
+	Hosts []HostRun `json:"hosts,omitempty"`
+}
+
+// HostRun is one workload host's own view of a run: its tpmC and
+// efficiency (12.86 × its active warehouses), its start delay after
+// --start-at, and whether its audit passed.
+type HostRun struct {
+	Host         string   `json:"host"`
+	File         string   `json:"file"`
+	TpmC         float64  `json:"tpmc"`
+	Efficiency   float64  `json:"efficiency_percent"`
+	StartDelayMs *float64 `json:"start_delay_ms,omitempty"`
+	Pass         bool     `json:"pass"`
+	Failures     []string `json:"failures,omitempty"`
+	Error        string   `json:"error,omitempty"`
 }
 
 // Op is one transaction type's latency summary.
 type Op struct {
-	Name   string  `json:"name"`
-	Count  int64   `json:"count"`
-	PerSec float64 `json:"ops_per_sec"`
-	P50    float64 `json:"p50_ms"`
-	P90    float64 `json:"p90_ms"`
-	P95    float64 `json:"p95_ms"`
-	P99    float64 `json:"p99_ms"`
-	Max    float64 `json:"max_ms"`
+	Name  string `json:"name"`
+	Count int64  `json:"count"`
+	// Errors and Retries sum the hosts' result files; null when one is
+	// missing.
+	Errors  *int64  `json:"errors"`
+	Retries *int64  `json:"retries"`
+	PerSec  float64 `json:"ops_per_sec"`
+	P50     float64 `json:"p50_ms"`
+	P90     float64 `json:"p90_ms"`
+	P95     float64 `json:"p95_ms"`
+	P99     float64 `json:"p99_ms"`
+	Max     float64 `json:"max_ms"`
 }
 
-// HostAudit holds a workload host's audit check lines.
+// HostAudit holds a workload host's audit checks.
 type HostAudit struct {
-	Host   string   `json:"host"`
-	Checks []string `json:"checks"`
+	Host   string            `json:"host"`
+	Checks []tpcc.AuditCheck `json:"checks"`
 }
 
 // Skew is how far apart the workload hosts started the measured run.
@@ -184,10 +222,12 @@ type TickPoint struct {
 // Build reads a run directory.
 func Build(runDir string, p *plan.Plan, st *rundir.State, version string) (*Report, error) {
 	r := &Report{
-		Plan: p.Name, Flavor: p.Flavor, Description: p.Description, Benchrig: version, Created: st.Created,
+		Schema: Schema, Plan: p.Name, Flavor: p.Flavor, Description: p.Description, Benchrig: version, Created: st.Created,
 		TPCC: Params{Warehouses: p.TPCC.Warehouses, ActiveWarehouses: p.TPCC.ActiveWarehouses, Partitions: p.TPCC.Partitions,
 			Ramp: p.TPCC.Ramp.String(), Duration: p.TPCC.Duration.String()},
 	}
+	// Lists are [] rather than null in report.json, as its schema says.
+	r.Topology.Nodes, r.Topology.Workload, r.Stages = []Node{}, []Workload{}, []StageTiming{}
 	for _, h := range p.Nodes {
 		r.Topology.Nodes = append(r.Topology.Nodes, Node{Name: h.Name, Addr: h.Addr, Rack: h.Rack})
 	}
@@ -221,8 +261,8 @@ func Build(runDir string, p *plan.Plan, st *rundir.State, version string) (*Repo
 	} else {
 		r.readResult(runDir, p, st)
 	}
-	r.readRunLogs(runDir, p)
 	r.readClock(runDir)
+	r.readDisks(runDir, p)
 	return r, nil
 }
 
@@ -246,23 +286,24 @@ func (r *Report) readResult(runDir string, p *plan.Plan, st *rundir.State) {
 		} else if p.TPCC.ActiveWarehouses > 0 {
 			w = p.TPCC.ActiveWarehouses
 		}
-		var files []string
+		var hosts, files []string
 		for i, h := range p.Workload {
-			f := filepath.Join(runDir, "results", h.Name, plan.HistogramFile(p, i, rd))
-			if _, err := os.Stat(f); err == nil {
-				files = append(files, f)
+			f := filepath.Join("results", h.Name, plan.HistogramFile(p, i, rd))
+			if _, err := os.Stat(filepath.Join(runDir, f)); err == nil {
+				hosts, files = append(hosts, h.Name), append(files, f)
 			}
 		}
 		if len(files) == 0 {
 			continue
 		}
-		res, ticks := r.merge(runDir, w, files)
-		if res == nil {
+		got := r.readRound(runDir, rd.Label, w, hosts, files)
+		if got == nil {
 			continue
 		}
-		r.Rounds = append(r.Rounds, RoundResult{Label: rd.Label, Flag: rd.Flag, Value: rd.Value, Repeat: rd.Repeat, Result: res})
+		r.Rounds = append(r.Rounds, RoundResult{Label: rd.Label, Flag: rd.Flag, Value: rd.Value, Repeat: rd.Repeat, Result: got.res})
 		if r.Result == nil {
-			r.Result, r.Series = res, series(ticks)
+			r.Result, r.Series = got.res, got.series
+			r.hostFindings(got.hosts)
 		}
 	}
 	if len(rounds) > 1 || p.TPCC.Search != nil {
@@ -292,65 +333,6 @@ func (r *Report) readCRUD(runDir string, p *plan.Plan) {
 	if len(all) > 1 {
 		r.CRUD = append(r.CRUD, CRUDRow{Host: "all", Columns: crud.Combine(all...).Columns()})
 	}
-}
-
-// merge combines one round's files.
-func (r *Report) merge(runDir string, w int, files []string) (*Result, []histogram.Tick) {
-	var results []*histogram.Result
-	var all []histogram.Tick
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			r.Problems = append(r.Problems, err.Error())
-			continue
-		}
-		ticks, err := histogram.Decode(fh)
-		fh.Close()
-		if err != nil {
-			r.Problems = append(r.Problems, fmt.Sprintf("%s: %v", f, err))
-			continue
-		}
-		res, err := histogram.NewResult(w, ticks)
-		if err != nil {
-			r.Problems = append(r.Problems, fmt.Sprintf("%s: %v", f, err))
-			continue
-		}
-		results = append(results, res)
-		all = append(all, ticks...)
-	}
-	if len(results) == 0 {
-		return nil, nil
-	}
-	m, err := histogram.MergeResults(results...)
-	if err != nil {
-		r.Problems = append(r.Problems, err.Error())
-		return nil, nil
-	}
-	res := &Result{Warehouses: w, Elapsed: m.Elapsed.Seconds(), TpmC: m.TpmC(), Efficiency: m.Efficiency(), Pass: true}
-	for _, f := range files {
-		rel, _ := filepath.Rel(runDir, f)
-		res.Files = append(res.Files, rel)
-	}
-	var ce *histogram.CheckError
-	if err := m.Check(); errors.As(err, &ce) {
-		res.Pass, res.Failures = false, ce.Failures
-	}
-	res.Judged = m.Count(histogram.NewOrder) >= minJudgedNewOrders
-	for _, name := range histogram.TPCCNames() {
-		h, ok := m.Cumulative[name]
-		if !ok {
-			continue
-		}
-		op := Op{Name: name, Count: h.TotalCount(),
-			P50: histogram.Millis(h.ValueAtQuantile(50)), P90: histogram.Millis(h.ValueAtQuantile(90)),
-			P95: histogram.Millis(h.ValueAtQuantile(95)), P99: histogram.Millis(h.ValueAtQuantile(99)),
-			Max: histogram.Millis(h.ValueAtQuantile(100))}
-		if m.Elapsed > 0 {
-			op.PerSec = float64(op.Count) / m.Elapsed.Seconds()
-		}
-		res.Ops = append(res.Ops, op)
-	}
-	return res, all
 }
 
 // summarize groups rounds by swept value.
@@ -401,109 +383,12 @@ func stats(xs []float64) Stats {
 	return s
 }
 
-// series is merged tpmC per second of the run: New-Order ticks of every
-// host binned by the second they end in.
-func series(ticks []histogram.Tick) []TickPoint {
-	var start time.Time
-	bins := map[int64]int64{}
-	for _, t := range ticks {
-		if t.Name != histogram.NewOrder {
-			continue
-		}
-		begin := t.Now.Add(-t.Elapsed)
-		if start.IsZero() || begin.Before(start) {
-			start = begin
-		}
-	}
-	if start.IsZero() {
-		return nil
-	}
-	var last int64
-	for _, t := range ticks {
-		if t.Name != histogram.NewOrder {
-			continue
-		}
-		h, err := t.Hist.Histogram()
-		if err != nil {
-			continue
-		}
-		sec := int64(t.Now.Sub(start).Seconds())
-		bins[sec] += h.TotalCount()
-		last = max(last, sec)
-	}
-	out := make([]TickPoint, 0, last+1)
-	for s := int64(1); s <= last; s++ {
-		out = append(out, TickPoint{Second: float64(s), TpmC: float64(bins[s]) * 60})
-	}
-	return out
-}
-
-var (
-	auditLine = regexp.MustCompile(`Audit check \S+: (PASS|FAIL|SKIP).*`)
-	startLine = regexp.MustCompile(`Started (\S+) after --start-at`)
-)
-
-// readRunLogs takes each workload host's audit checks and start delay
-// from its run stage log.
-func (r *Report) readRunLogs(runDir string, p *plan.Plan) {
-	skew := &Skew{PerHost: map[string]float64{}}
-	for _, h := range p.Workload {
-		f, err := os.Open(filepath.Join(runDir, "logs", "run", h.Name+".log"))
-		if err != nil {
-			continue
-		}
-		ha := HostAudit{Host: h.Name}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			if m := auditLine.FindString(line); m != "" {
-				ha.Checks = append(ha.Checks, m)
-			}
-			if m := startLine.FindStringSubmatch(line); m != nil {
-				if d, err := time.ParseDuration(m[1]); err == nil {
-					skew.PerHost[h.Name] = float64(d) / float64(time.Millisecond)
-				}
-			}
-		}
-		f.Close()
-		if len(ha.Checks) > 0 {
-			r.Audit = append(r.Audit, ha)
-		}
-	}
-	if len(skew.PerHost) > 0 {
-		lo, hi := 0.0, 0.0
-		first := true
-		for _, v := range skew.PerHost {
-			if first || v < lo {
-				lo = v
-			}
-			if first || v > hi {
-				hi = v
-			}
-			first = false
-		}
-		skew.Spread = hi - lo
-		r.StartSkew = skew
-	}
-}
-
 // minJudgedNewOrders is the New-Order count from which a result's
 // efficiency is judged (about ±3 %), as the driver's own audit does.
 const minJudgedNewOrders = 1000
 
 // ClockFile is where the run keeps its clock probe results.
-const ClockFile = "clock.json"
-
-func (r *Report) readClock(runDir string) {
-	data, err := os.ReadFile(filepath.Join(runDir, ClockFile))
-	if err != nil {
-		return
-	}
-	if err := json.Unmarshal(data, &r.Clock); err != nil {
-		r.Problems = append(r.Problems, fmt.Sprintf("%s: %v", ClockFile, err))
-	}
-}
+const ClockFile = probe.ClockFile
 
 // firstOutputLine returns the first output line after the log header of
 // the step named what.
@@ -528,11 +413,7 @@ func Write(runDir string, p *plan.Plan, st *rundir.State, version string) (strin
 	if err != nil {
 		return "", err
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(runDir, "report.json"), append(data, '\n'), 0o644); err != nil {
+	if err := result.WriteFile(filepath.Join(runDir, "report.json"), r); err != nil {
 		return "", err
 	}
 	var plots []string

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,14 +11,20 @@ import (
 	"testing"
 	"time"
 
+	goldenfile "github.com/benchrig/benchrig/internal/golden"
+	"github.com/benchrig/benchrig/internal/jsonschema"
+	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
 	"github.com/benchrig/benchrig/orchestrator/stages"
+	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
 // fakeRun lays out a finished run of plans/local.yaml: two workload
-// hosts' histogram files with known counts, their run logs, clock probes.
+// hosts' histogram files with known counts and their run results, the
+// clock probes, one node's disk benchmark.
 func fakeRun(t *testing.T) (string, *plan.Plan, *rundir.State) {
 	t.Helper()
 	dir := t.TempDir()
@@ -60,13 +65,49 @@ func fakeRun(t *testing.T) (string, *plan.Plan, *rundir.State) {
 				}
 			}
 		}
-		write(t, filepath.Join(dir, "results", host, fmt.Sprintf("workload%d.histogram.ndjson", k+1)), b.String())
-		write(t, filepath.Join(dir, "logs", "run", host+".log"), fmt.Sprintf(
-			"== 2026-12-02T12:00:00Z run TPC-C: job\nStarted %dms after --start-at\nAudit check 9.2.1.7: SKIP: not enough deliveries: 0 < 10000\nAudit check 5.2.5.7/newOrder: PASS: p90 20ms, limit 5s\n", 3+k))
+		hist := filepath.Join(dir, "results", host, fmt.Sprintf("workload%d.histogram.ndjson", k+1))
+		write(t, hist, b.String())
+		writeJSON(t, tpcc.ResultFileFor(hist), hostResult(k))
 	}
 	write(t, filepath.Join(dir, "logs", "install", "db1.log"), "== 2026-12-02T12:00:00Z check PostgreSQL programs: pg_ctl --version\npg_ctl (PostgreSQL) 15.18\n")
-	write(t, filepath.Join(dir, ClockFile), `[{"host":"load1","offset_ms":0.5,"rtt_ms":2},{"host":"load2","offset_ms":-1.25,"rtt_ms":3}]`)
+	clock := probe.NewClock()
+	clock.Hosts = []probe.ClockHost{{Host: "load1", OffsetMs: 0.5, RTTMs: 2, Probed: t0}, {Host: "load2", OffsetMs: -1.25, RTTMs: 3, Probed: t0}}
+	writeJSON(t, filepath.Join(dir, ClockFile), clock)
+	fio, err := probe.FioFromKV("db1", "/var/lib/benchrig/db1", "256M", 10*time.Second, map[string]string{
+		"fio_read_iops": "30000", "fio_write_iops": "10000", "fio_read_kib": "120000", "fio_write_kib": "40000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeJSON(t, filepath.Join(dir, "results", "db1", probe.FioFile), fio)
 	return dir, p, st
+}
+
+// hostResult is what `tpcc run --result` leaves on workload host k: it
+// started 3+k ms after --start-at; two audit checks; k errors.
+func hostResult(k int) *tpcc.Result {
+	delay, limit, p90 := float64(3+k), 5000.0, 20.0
+	r := &tpcc.Result{Header: result.New(tpcc.KindRun), Warehouses: 2, ActiveWarehouses: 2, StartDelayMs: &delay,
+		ElapsedSeconds: 60, TpmC: float64(60 * (1 + k)), Efficiency: 100 * float64(60*(1+k)) / 12.86, EfficiencyWarehouses: 1,
+		WarehouseFactor: 12.86, Pass: true,
+		Audit: []tpcc.AuditCheck{
+			{ID: "9.2.1.7", Verdict: "SKIP", Detail: "not enough deliveries: 0 < 10000"},
+			{ID: "5.2.5.7/newOrder", Verdict: "PASS", Observed: &p90, Max: &limit, Unit: "ms", Detail: "p90 20ms, limit 5s"},
+		}}
+	for _, name := range histogram.TPCCNames() {
+		errs, retries := int64(k), int64(2*k)
+		r.Transactions = append(r.Transactions, tpcc.Txn{Name: name, Errors: &errs, Retries: &retries})
+	}
+	return r
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := result.WriteFile(path, v); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func write(t *testing.T, path, text string) {
@@ -114,8 +155,89 @@ func TestReport(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+	if no := r.Result.Ops[0]; no.Errors == nil || *no.Errors != 1 || *no.Retries != 2 {
+		t.Errorf("newOrder errors %v retries %v, want 0+1 and 0+2 from the hosts' results", no.Errors, no.Retries)
+	}
+	if len(r.Audit) != 2 || r.Audit[1].Checks[1].Max == nil || *r.Audit[1].Checks[1].Max != 5000 {
+		t.Errorf("audit %+v", r.Audit)
+	}
+	if len(r.Clock) != 2 || r.Clock[1].OffsetMs != -1.25 || len(r.Disks) != 1 || r.Disks[0].ReadIOPS != 30000 {
+		t.Errorf("clock %+v, disks %+v", r.Clock, r.Disks)
+	}
+	if len(r.Problems) > 0 {
+		t.Errorf("problems: %q", r.Problems)
+	}
 	got, _ := os.ReadFile(md)
 	goldenfile.Check(t, "report.md.golden", got)
+	goldenfile.Check(t, "report.json.golden", data)
+	checkReportSchema(t, data)
+}
+
+// checkReportSchema validates report.json against the documented schema.
+func checkReportSchema(t *testing.T, doc []byte) {
+	t.Helper()
+	s, err := jsonschema.Load("../../docs/schema/report.v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := s.Validate(doc); len(errs) > 0 {
+		t.Errorf("report.json does not match docs/schema/report.v1.json:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestReportReadsOnlyResults: the report takes the audit and the start
+// delays from the result files, not from the run logs, and a legacy bare
+// clock list still reads.
+func TestReportReadsOnlyResults(t *testing.T) {
+	dir, p, st := fakeRun(t)
+	write(t, filepath.Join(dir, "logs", "run", "load1.log"), "Started 99ms after --start-at\nAudit check 9.9: FAIL: from the log\n")
+	write(t, filepath.Join(dir, ClockFile), `[{"host":"load1","offset_ms":0.5,"rtt_ms":2}]`)
+	r, err := Build(dir, p, st, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.StartSkew.PerHost["load1"] != 3 || len(r.Audit[0].Checks) != 2 {
+		t.Errorf("skew %+v, audit %+v: read from the log", r.StartSkew, r.Audit)
+	}
+	if len(r.Clock) != 1 || r.Clock[0].RTTMs != 2 {
+		t.Errorf("legacy clock list: %+v", r.Clock)
+	}
+	// A result file of an unknown schema is a problem, not a silent skip.
+	write(t, filepath.Join(dir, "results", "load2", "workload2.result.json"), `{"schema":"benchrig.result/v9","kind":"tpcc.run"}`)
+	r, _ = Build(dir, p, st, "test")
+	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "benchrig.result/v9") || len(r.Audit) != 1 {
+		t.Errorf("problems %q, %d audits", r.Problems, len(r.Audit))
+	}
+}
+
+// TestReportUsesTheMergeStage: a merged result from the merge stage that
+// covers the round's files and is newer than them is taken as is; a stale
+// one is merged again.
+func TestReportUsesTheMergeStage(t *testing.T) {
+	dir, p, st := fakeRun(t)
+	files := []string{"results/load1/workload1.histogram.ndjson", "results/load2/workload2.histogram.ndjson"}
+	abs := []string{filepath.Join(dir, files[0]), filepath.Join(dir, files[1])}
+	m, _, err := tpcc.MergeFiles(2, abs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Files, m.TpmC = files, 999 // recognisable
+	merged := filepath.Join(dir, MergedFile(""))
+	writeJSON(t, merged, m)
+	r, err := Build(dir, p, st, "test")
+	if err != nil || r.Result.TpmC != 999 {
+		t.Fatalf("tpmC %v (%v), want the merge stage's 999", r.Result.TpmC, err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(merged, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := Build(dir, p, st, "test"); r.Result.TpmC != 180 {
+		t.Errorf("stale merged file: tpmC %v, want 180 merged again", r.Result.TpmC)
+	}
+	if MergedFile("workers-4.r2") != "results/merged.workers-4.r2.result.json" {
+		t.Error(MergedFile("workers-4.r2"))
+	}
 }
 
 // TestReportWithoutResults: a run that never reached collect still gets

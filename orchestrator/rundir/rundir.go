@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -18,19 +19,24 @@ const (
 	ResultsDir = "results"    // files collected from the hosts, results/<host>/
 )
 
-// Create makes a new run directory for plan name under runsDir, named
-// after the plan and the time, and stores the plan's text in it: a resume
+// Create makes a new run directory for plan name under runsDir (see
+// NewRunDir), takes its lock, and stores the plan's text in it: a resume
 // compiles exactly what the run started with, whatever happens to the
-// original.
-func Create(runsDir, name string, planText []byte, now time.Time) (string, error) {
-	dir := filepath.Join(runsDir, name+"-"+now.UTC().Format("20060102-150405"))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+// original. The caller releases the lock when the run ends.
+func Create(runsDir, name string, planText []byte, now time.Time, rnd io.Reader) (dir string, release func(), err error) {
+	dir, err = NewRunDir(runsDir, name, now, rnd)
+	if err != nil {
+		return "", nil, err
+	}
+	release, err = Lock(dir)
+	if err != nil {
+		return "", nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dir, PlanFile), planText, 0o644); err != nil {
-		return "", err
+		release()
+		return "", nil, err
 	}
-	return dir, nil
+	return dir, release, nil
 }
 
 // Open reads the state of the run in dir.

@@ -1,7 +1,9 @@
 package rundir
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"os"
 	"path/filepath"
@@ -113,7 +115,7 @@ func TestLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Lock(dir); err == nil || !strings.Contains(err.Error(), "another benchrig process") {
+	if _, err := Lock(dir); err == nil || !strings.Contains(err.Error(), "in use by") {
 		t.Errorf("second lock: %v", err)
 	}
 	release()
@@ -127,12 +129,16 @@ func TestLock(t *testing.T) {
 // TestCreate: a run directory holds the plan's text; Open reads its state.
 func TestCreate(t *testing.T) {
 	runs := t.TempDir()
-	dir, err := Create(runs, "local", []byte("version: 1\n"), time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC))
+	dir, release, err := Create(runs, "local", []byte("version: 1\n"), time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC), bytes.NewReader([]byte{0xab, 0xcd, 0xef}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if filepath.Base(dir) != "local-20261203-090000" {
+	defer release()
+	if filepath.Base(dir) != "local-20261203-090000-abcdef" {
 		t.Errorf("run directory %s", dir)
+	}
+	if _, err := Lock(dir); err == nil {
+		t.Error("a new run directory is not locked")
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, PlanFile)); string(b) != "version: 1\n" {
 		t.Errorf("plan copy %q", b)
@@ -185,10 +191,11 @@ func TestList(t *testing.T) {
 	}
 	t0 := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	for i, failedAt := range []int{-1, 1} {
-		dir, err := Create(runs, "p", nil, t0.Add(time.Duration(i)*time.Hour))
+		dir, release, err := Create(runs, "p", nil, t0.Add(time.Duration(i)*time.Hour), rand.Reader)
 		if err != nil {
 			t.Fatal(err)
 		}
+		release()
 		st := NewState(filepath.Join(dir, StateFile), "plans/p.yaml", "s", StateOptions{}, twoStages(), t0.Add(time.Duration(i)*time.Hour))
 		for k := range st.Stages {
 			st.Stages[k].Status = Done
@@ -198,7 +205,9 @@ func TestList(t *testing.T) {
 		}
 		st.Save()
 	}
-	os.Mkdir(filepath.Join(runs, "half-made"), 0o755)
+	half := filepath.Join(runs, "half-made")
+	os.Mkdir(half, 0o755)
+	os.Chtimes(half, t0.Add(-time.Hour), t0.Add(-time.Hour))
 	got, err := List(runs)
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +220,7 @@ func TestList(t *testing.T) {
 		}
 		status = append(status, r.Status)
 	}
-	if strings.Join(status, ",") != "error,run failed,done" && strings.Join(status, ",") != "run failed,done,error" {
+	if strings.Join(status, ",") != "run failed,done,error" {
 		t.Errorf("listing %v", status)
 	}
 }

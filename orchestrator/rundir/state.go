@@ -1,13 +1,18 @@
 package rundir
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/benchrig/benchrig/orchestrator/runner"
 	"github.com/benchrig/benchrig/orchestrator/stages"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -75,6 +80,11 @@ type HostState struct {
 	// Current is the step under way, for status and for re-attaching to
 	// a detached job.
 	Current string `json:"current,omitempty"`
+	// Digests are the host's steps' Step.Digest as compiled when the run
+	// started (or when a resume was forced onto a changed plan): a resume
+	// compiles the plan again and refuses if a step is no longer the one
+	// the state describes.
+	Digests []string `json:"digests,omitempty"`
 }
 
 // NewState describes compiled stages as all pending.
@@ -84,7 +94,7 @@ func NewState(path, plan, planSum string, opt StateOptions, list []stages.Stage,
 		ss := StageState{Name: st.Name, Status: Pending}
 		hosts, steps := stages.HostSteps(st.Steps)
 		for _, h := range hosts {
-			ss.Hosts = append(ss.Hosts, HostState{Host: h, Status: Pending, Steps: len(steps[h])})
+			ss.Hosts = append(ss.Hosts, HostState{Host: h, Status: Pending, Steps: len(steps[h]), Digests: digests(steps[h])})
 		}
 		s.Stages = append(s.Stages, ss)
 	}
@@ -128,6 +138,99 @@ func (s *State) Matches(list []stages.Stage) error {
 		}
 	}
 	return nil
+}
+
+func digests(steps []stages.Step) []string {
+	out := make([]string, len(steps))
+	for i, s := range steps {
+		out[i] = s.Digest()
+	}
+	return out
+}
+
+// Changes lists, briefly, the steps that compile differently from what the
+// state recorded: one line per stage, naming its hosts and steps, finished
+// ones first. It assumes Matches (same stages, hosts and step counts); a
+// state written before digests were recorded has nothing to compare.
+func (s *State) Changes(list []stages.Stage) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for i, st := range list {
+		if i >= len(s.Stages) {
+			break
+		}
+		hosts, steps := stages.HostSteps(st.Steps)
+		var finished, later, changedHosts []string
+		seen := map[string]bool{}
+		for _, h := range hosts {
+			hs := s.host(i, h)
+			if hs == nil {
+				continue
+			}
+			changed := false
+			for n, step := range steps[h] {
+				if n >= len(hs.Digests) || hs.Digests[n] == "" || hs.Digests[n] == step.Digest() {
+					continue
+				}
+				changed = true
+				if seen[step.What] {
+					continue
+				}
+				seen[step.What] = true
+				if n < hs.Done {
+					finished = append(finished, strconv.Quote(step.What))
+				} else {
+					later = append(later, strconv.Quote(step.What))
+				}
+			}
+			if changed {
+				changedHosts = append(changedHosts, h)
+			}
+		}
+		if len(changedHosts) == 0 {
+			continue
+		}
+		line := fmt.Sprintf("stage %s, %s: ", st.Name, listSome("host", changedHosts))
+		var parts []string
+		if len(finished) > 0 {
+			parts = append(parts, "finished "+listSome("step", finished))
+		}
+		if len(later) > 0 {
+			parts = append(parts, "not yet run "+listSome("step", later))
+		}
+		out = append(out, line+strings.Join(parts, "; "))
+	}
+	return out
+}
+
+// Rebase records the digests of stages as the ones the state describes
+// (a resume forced onto a changed plan) with the plan's new sha256.
+func (s *State) Rebase(list []stages.Stage, planSum string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.PlanSum = planSum
+	for i, st := range list {
+		_, steps := stages.HostSteps(st.Steps)
+		for k := range s.Stages[i].Hosts {
+			h := &s.Stages[i].Hosts[k]
+			h.Digests = digests(steps[h.Host])
+		}
+	}
+	return s.saveLocked()
+}
+
+// listSome names up to three items and counts the rest.
+func listSome(kind string, items []string) string {
+	const show = 3
+	text := strings.Join(items[:min(len(items), show)], ", ")
+	if len(items) > show {
+		text += fmt.Sprintf(" and %d more", len(items)-show)
+	}
+	if len(items) == 1 {
+		return kind + " " + text
+	}
+	return kind + "s " + text
 }
 
 // Restart marks stage name and every later one pending, for --from.
@@ -231,6 +334,12 @@ func (s *State) Observe(e runner.Event) error {
 			}
 		case runner.StepDone:
 			hs.Done = e.Index + 1
+			for len(hs.Digests) < hs.Steps {
+				hs.Digests = append(hs.Digests, "")
+			}
+			if e.Index < len(hs.Digests) {
+				hs.Digests[e.Index] = e.Digest
+			}
 			if hs.Done >= hs.Steps {
 				hs.Status, hs.Current, hs.Finished = Done, "", &t
 			}
@@ -304,19 +413,75 @@ func writeAtomic(path string, data []byte) error {
 	return d.Sync()
 }
 
+// LockedError is a run directory another live process owns.
+type LockedError struct {
+	Dir string
+	Pid int // 0 if the holder's pid could not be read
+}
+
+func (e *LockedError) Error() string {
+	if e.Pid > 0 {
+		return fmt.Sprintf("run %s is in use by benchrig pid %d (a run or resume still going); wait for it or stop it first", e.Dir, e.Pid)
+	}
+	return fmt.Sprintf("run %s is in use by another benchrig process", e.Dir)
+}
+
 // Lock takes the run directory's lock, so that two orchestrators never
-// drive the same run. It is released when the process ends.
+// drive the same run, and writes this process's pid into it for the one
+// that is refused. The lock is an flock(2) on runDir/lock: the kernel
+// drops it when the holder exits, however it dies, so a lock file left by
+// a killed run never blocks a resume. It is released when the process
+// ends or release is called.
 func Lock(runDir string) (release func(), err error) {
 	f, err := os.OpenFile(filepath.Join(runDir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
+		defer f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("run %s is being driven by another benchrig process", runDir)
+			le := &LockedError{Dir: runDir}
+			if b, rerr := io.ReadAll(f); rerr == nil {
+				le.Pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			}
+			return nil, le
 		}
-		return nil, err
+		return nil, fmt.Errorf("lock run %s: %w", runDir, err)
+	}
+	// The pid is written under the lock: a reader that is refused sees the
+	// holder's, never a stale one (a refused reader never writes).
+	if err := f.Truncate(0); err == nil {
+		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock run %s: %w", runDir, err)
 	}
 	return func() { f.Close() }, nil
+}
+
+// NewRunDir makes a new run directory in runs: name-<UTC time>-<random
+// suffix>, created with mkdir(2), which fails if the name exists, so two
+// runs started in the same second (or on two machines sharing runs/) never
+// share a directory. rnd is the randomness (crypto/rand.Reader).
+func NewRunDir(runs, name string, now time.Time, rnd io.Reader) (string, error) {
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		return "", err
+	}
+	stamp := now.UTC().Format("20060102-150405")
+	var b [3]byte
+	for range 20 {
+		if _, err := io.ReadFull(rnd, b[:]); err != nil {
+			return "", fmt.Errorf("run directory: %w", err)
+		}
+		dir := filepath.Join(runs, fmt.Sprintf("%s-%s-%s", name, stamp, hex.EncodeToString(b[:])))
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("run directory: no free name for %s-%s in %s", name, stamp, runs)
 }

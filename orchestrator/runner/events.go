@@ -61,6 +61,10 @@ type Event struct {
 	// Step events.
 	Step  stages.Step
 	Index int
+	// Digest is Step.Digest as compiled (before the runner adds
+	// --start-at): what the state records, so that a resume can tell a
+	// changed plan from the one that ran.
+	Digest string
 	// Sent and Received are when the step was sent and when its answer
 	// came, by the real clock (probes measure with them).
 	Sent, Received time.Time

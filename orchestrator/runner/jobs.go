@@ -68,18 +68,28 @@ func (r *Runner) driveJob(ctx context.Context, j remote.Job, s stages.Step) (rem
 	if err != nil {
 		return st, err
 	}
-	switch st.State {
-	case remote.JobExited:
+	switch {
+	case st.Killed():
+		// Killed, not failed (an earlier attempt's job got SIGKILL, alone
+		// or with its process group, or the host restarted): the step is
+		// unfinished, and a resume runs it again without --from. The job
+		// is idempotent by construction (loads skip loaded warehouses).
+		if st.State == remote.JobLost {
+			r.say(s.Host, fmt.Sprintf("job %s died without an exit status (killed, or the host restarted); starting it again", j.Name))
+		} else {
+			r.say(s.Host, fmt.Sprintf("job %s was killed (exit %d, SIGKILL); starting it again", j.Name, st.ExitCode))
+		}
+		if _, err := remote.StartJob(ctx, r.Exec, s.Host, j.Dir, j.Name, s.Cmd); err != nil {
+			return st, err
+		}
+	case st.State == remote.JobExited:
 		// This run's job (the name is the run's) finished while the
 		// orchestrator was away.
 		r.say(s.Host, fmt.Sprintf("job %s already finished (exit %d)", j.Name, st.ExitCode))
 		return st, nil
-	case remote.JobRunning:
+	case st.State == remote.JobRunning:
 		r.say(s.Host, fmt.Sprintf("re-attaching to job %s (pid %d)", j.Name, st.Pid))
 	default:
-		if st.State == remote.JobLost {
-			r.say(s.Host, fmt.Sprintf("job %s died without an exit status (host restarted or killed); starting it again", j.Name))
-		}
 		if _, err := remote.StartJob(ctx, r.Exec, s.Host, j.Dir, j.Name, s.Cmd); err != nil {
 			return st, err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/remote"
 )
@@ -210,6 +211,7 @@ func (r *Runner) runPhase(ctx context.Context, idx int, st stages.Stage, list []
 				if track && r.Progress != nil && n < r.Progress.StepsDone(idx, h) {
 					continue
 				}
+				digest := s.Digest() // as compiled, before the start instant is added
 				if s.StartAt {
 					s.Cmd.Args = insertFlag(s.Cmd.Args, len(s.Cmd.Args)-s.Positional, "--start-at="+startAt)
 				}
@@ -217,7 +219,7 @@ func (r *Runner) runPhase(ctx context.Context, idx int, st stages.Stage, list []
 				if !track {
 					n = -1
 				}
-				if err := r.runRecorded(gctx, idx, st, s, n); err != nil {
+				if err := r.runRecorded(gctx, idx, st, s, n, digest); err != nil {
 					return err
 				}
 			}
@@ -285,8 +287,8 @@ func (r *Runner) runSearch(ctx context.Context, idx int, st stages.Stage) error 
 
 // runRecorded runs one step between its events. n is the step's index
 // among its host's steps, -1 for a search iteration's.
-func (r *Runner) runRecorded(ctx context.Context, idx int, st stages.Stage, s stages.Step, n int) error {
-	ev := Event{Stage: st.Name, StageIndex: idx, Host: s.Host, Step: s, Index: n}
+func (r *Runner) runRecorded(ctx context.Context, idx int, st stages.Stage, s stages.Step, n int, digest string) error {
+	ev := Event{Stage: st.Name, StageIndex: idx, Host: s.Host, Step: s, Index: n, Digest: digest}
 	started := ev
 	started.Kind = StepStarted
 	if err := r.emit(started); err != nil {
@@ -328,15 +330,17 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st stages.Stage, s st
 	return r.emit(ev)
 }
 
-// Redact removes the values of the command's secrets from text.
+// Redact removes the values of the command's secrets from text, in every
+// form a program may echo them (redact.Secrets): a licence a'b handed over
+// as an SQL literal (the quote doubled) comes back raw in an error message.
 func Redact(c remote.Cmd, text string) string {
+	var values []string
 	for _, sec := range c.Secrets {
-		if v, err := sec.Reveal(); err == nil && v != "" {
-			text = strings.ReplaceAll(text, v, remote.Redacted)
-			text = strings.ReplaceAll(text, strings.Trim(v, "'"), remote.Redacted)
+		if v, err := sec.Reveal(); err == nil {
+			values = append(values, v)
 		}
 	}
-	return text
+	return redact.Secrets(text, values...)
 }
 
 // insertFlag returns args with flag inserted at i (a copy: steps are

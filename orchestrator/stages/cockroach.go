@@ -4,6 +4,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/plan"
 
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -33,7 +34,7 @@ func (f cockroachFlavor) installNode(st *Stage, h plan.Host) {
 		tmp := h.Dir + "/cockroach.upload"
 		st.add(installBinary(h, b, tmp, false)...)
 		st.add(Step{Host: h.Name, Kind: Exec, What: "install cockroach",
-			Cmd: remote.Cmd{Args: f.sudo("install", "-m", "0755", tmp, f.bin())}})
+			Cmd: remote.Cmd{Args: f.sudo("install", "-m", "0755", "--", tmp, f.bin())}})
 		return
 	}
 	st.add(installBinary(h, b, f.bin(), f.p.SSH.Sudo)...)
@@ -150,13 +151,16 @@ func (f cockroachFlavor) configure(st *Stage) {
 	}
 }
 
+// sslDisable is the recipes' ?sslmode=disable (insecure clusters).
+var sslDisable = url.Values{"sslmode": {"disable"}}
+
 // urls are the recipe's connection strings, one per node, in node order
 // (rack order), as the 100k recipe's addrs file. They name the database
 // (tpcc), which CockroachDB's workload adds itself through its --db flag.
 func (f cockroachFlavor) urls() []string {
 	var out []string
 	for _, h := range f.p.Nodes {
-		out = append(out, fmt.Sprintf("postgres://root@%s:%d/%s?sslmode=disable", h.Addr, h.SQLPort, f.p.TPCC.Database))
+		out = append(out, remote.PostgresURL("root", h.Addr, h.SQLPort, f.p.TPCC.Database, sslDisable))
 	}
 	return out
 }
@@ -234,7 +238,7 @@ func (f cockroachFlavor) swap(st *Stage) {
 			Step{Host: h.Name, Kind: Exec, What: "stop node",
 				Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbStopScript, "sh", h.Dir + "/cockroach.pid", f.bin(), "quit", "--insecure", "--host=" + hostPort(h)}}},
 			Step{Host: h.Name, Kind: Exec, What: "keep the old binary",
-				Cmd: remote.Cmd{Args: f.sudo("mv", f.bin(), f.bin()+"_old")}},
+				Cmd: remote.Cmd{Args: f.sudo("mv", "--", f.bin(), f.bin()+"_old")}},
 		)
 		st.add(installBinary(h, *f.p.Binaries.Swap, f.bin(), f.p.SSH.Sudo)...)
 		st.Steps = append(st.Steps,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,12 +163,12 @@ type compiler struct {
 func (c *compiler) install(st *Stage) {
 	for _, h := range c.p.Nodes {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
-			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", h.Dir + "/jobs"}}})
+			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", "--", h.Dir + "/jobs"}}})
 		c.f.installNode(st, h)
 	}
 	for _, h := range c.p.Workload {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
-			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", h.Dir + "/jobs"}}})
+			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", "--", h.Dir + "/jobs"}}})
 		st.add(installBinary(h, c.driver(), h.Dir+"/benchrig", false)...)
 	}
 }
@@ -186,7 +187,12 @@ func (c *compiler) driver() plan.Binary {
 
 // installScript downloads a URL on the host, checks its sha256, and
 // installs it atomically; it does nothing when the destination already has
-// the digest. Values arrive as positional parameters, never in the text.
+// the digest. Values arrive as positional parameters, never in the text,
+// and each program gets "--" before the values it takes as operands: tar
+// extracts the member as remote.TarExtractArgs does (a member such as
+// "--checkpoint-action=exec=..." is then a name, never an option), and
+// validation has already rejected any member that is not a plain relative
+// path.
 const installScript = `set -eu
 url=$1 sum=$2 dest=$3 member=$4
 if [ -z "$member" ] && [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status - 2>/dev/null; then
@@ -197,11 +203,11 @@ if [ -n "$member" ] && [ -f "$dest" ] && [ "$(cat "$dest.archive-sha256" 2>/dev/
 fi
 tmp="$dest.download.$$"
 trap 'rm -f "$tmp" "$tmp.x"' EXIT
-curl -fsSL --retry 3 -o "$tmp" "$url"
+curl -fsSL --retry 3 -o "$tmp" -- "$url"
 echo "$sum  $tmp" | sha256sum -c --quiet -
-if [ -n "$member" ]; then tar -xzf "$tmp" -O "$member" > "$tmp.x"; mv "$tmp.x" "$tmp"; fi
-chmod 755 "$tmp"
-mv "$tmp" "$dest"
+if [ -n "$member" ]; then tar -xzf "$tmp" -O --no-wildcards -- "$member" > "$tmp.x"; mv -- "$tmp.x" "$tmp"; fi
+chmod 755 -- "$tmp"
+mv -- "$tmp" "$dest"
 if [ -n "$member" ]; then echo "$sum" > "$dest.archive-sha256"; fi`
 
 // installBinary returns the steps that put b at dest on h.
@@ -248,15 +254,17 @@ func joinInts(xs []int) string {
 }
 
 // sqlLiteral quotes s as an SQL string literal: the only way a plan value
-// enters SQL text.
-func sqlLiteral(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-}
+// enters SQL text (remote.SQLLiteral, tested against a real server).
+func sqlLiteral(s string) string { return remote.SQLLiteral(s) }
+
+// sqlNumber is an SQL numeric literal both CockroachDB and PostgreSQL
+// read as one number (Go's ParseFloat also takes 1_000, 0x10 and Inf).
+var sqlNumber = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
 
 // sqlValue writes a setting value as the recipes do: numbers bare, the
 // rest as string literals.
 func sqlValue(v string) string {
-	if _, err := strconv.ParseFloat(v, 64); err == nil && !strings.ContainsAny(v, "xXeEnN") {
+	if sqlNumber.MatchString(v) {
 		return v
 	}
 	if v == "true" || v == "false" {

@@ -30,9 +30,17 @@ func (f postgresFlavor) installNode(st *Stage, h plan.Host) {
 // pgStartScript creates (initdb, or pg_basebackup from the primary for a
 // standby) and starts one node; it does nothing to a node already running.
 // Every value is a positional parameter; conf values are written quoted.
+//
+// pg_ctl itself builds a command line for /bin/sh from -D, -l and the path
+// of its own directory (inside double quotes, where $(...) still runs), so
+// those three values are never free text: validation holds binaries.*.host,
+// nodes[].store and nodes[].dir to safePath (letters, digits, . _ + - /,
+// no leading '-'), which means the same inside double quotes, single
+// quotes and as a word. No value goes into pg_ctl's -o at all: settings
+// go into benchrig.conf, written by this script from its parameters.
 const pgStartScript = `set -eu
 bin=$1 data=$2 dir=$3 addr=$4 port=$5 rack=$6 paddr=$7 pport=$8
-mkdir -p "$dir"
+mkdir -p -- "$dir"
 if "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then echo "already running: $data"; exit 0; fi
 if [ ! -f "$data/PG_VERSION" ]; then
   if [ -z "$paddr" ]; then
@@ -106,7 +114,7 @@ bin=$1 addr=$2 port=$3 db=$4
 if [ "$(echo "SELECT 1 FROM pg_database WHERE datname = :'db'" | "$bin/psql" -X -tAq -v ON_ERROR_STOP=1 -h "$addr" -p "$port" -d postgres -v db="$db")" = 1 ]; then
   echo "database $db exists"; exit 0
 fi
-"$bin/createdb" -h "$addr" -p "$port" "$db"`
+"$bin/createdb" -h "$addr" -p "$port" -- "$db"`
 
 func (f postgresFlavor) init(st *Stage) {
 	n := f.primary()
@@ -137,11 +145,7 @@ func (f postgresFlavor) configure(st *Stage) {
 
 func (f postgresFlavor) urls() []string {
 	n := f.primary()
-	user := ""
-	if n.User != "" {
-		user = n.User + "@"
-	}
-	return []string{fmt.Sprintf("postgres://%s%s:%d/%s?sslmode=disable", user, n.Addr, n.SQLPort, f.p.TPCC.Database)}
+	return []string{remote.PostgresURL(n.User, n.Addr, n.SQLPort, f.p.TPCC.Database, sslDisable)}
 }
 
 // runURLs: only the primary takes writes.

@@ -23,8 +23,10 @@ import (
 const preflightScript = `path=$1 nofile=$2 ports=$3 fiosize=$4 fiosecs=$5
 echo "os=$(uname -s)"
 echo "arch=$(uname -m)"
-mkdir -p "$path" 2>/dev/null
+mkdir -p -- "$path" 2>/dev/null
 echo "path=$(cd "$path" 2>/dev/null && pwd)"
+w="$path/.benchrig-writable.$$"
+if [ -d "$path" ] && ( : >"$w" ) 2>/dev/null; then rm -f -- "$w"; echo "writable=1"; else echo "writable=0"; fi
 echo "free_kb=$(df -Pk "$path" 2>/dev/null | awk 'NR==2 {print $4}')"
 echo "fstype=$(stat -f -c %T "$path" 2>/dev/null)"
 dev=$(df -P "$path" 2>/dev/null | awk 'NR==2 {print $1}')
@@ -270,6 +272,11 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
 		freeKB, _ := strconv.ParseFloat(kv["free_kb"], 64)
 		freeGB := freeKB / (1 << 20)
 		c.disk = fmt.Sprintf("%.1f GB free (%s)", freeGB, kv["fstype"])
+		if kv["writable"] == "0" {
+			// A directory that exists but is read-only (or owned by
+			// another user) fails initdb or cockroach start much later.
+			c.failures = append(c.failures, "cannot create files in the store path "+kv["path"])
+		}
 		if freeGB < pf.MinFreeGB {
 			c.failures = append(c.failures, fmt.Sprintf("%.1f GB free at %s, need %.1f", freeGB, kv["path"], pf.MinFreeGB))
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // SearchPoint is one tried value and its verdict.
@@ -119,12 +120,14 @@ func (w searchWorkload) Run(st *Stage) error {
 	defer func() { c.template = false }()
 	c.runRound(&it, "run", p.TPCC.Ramp, p.TPCC.Duration, true, rd)
 	it.then()
-	args := []string{"benchrig", "tpcc", "merge", "--check", "--warehouses", SearchValue}
+	args := []string{"benchrig", "tpcc", "merge", "--check", "--warehouses", SearchValue, "--json", "results/" + tpcc.MergedFile(rd.Label)}
 	for i, h := range p.Workload {
-		f := plan.HistogramFile(p, i, rd)
-		it.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
-			Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
-		args = append(args, "results/"+h.Name+"/"+f)
+		hf := plan.HistogramFile(p, i, rd)
+		for _, f := range []string{hf, tpcc.ResultFileFor(hf)} {
+			it.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
+				Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
+		}
+		args = append(args, "results/"+h.Name+"/"+hf)
 	}
 	it.then()
 	it.add(Step{Host: LocalHost, Kind: Local, What: strings.TrimSpace("check " + rd.Label), Verdict: true, CheckExit: tpccCheckExit,

@@ -60,6 +60,7 @@ func TestSQLValue(t *testing.T) {
 // affinity[j mod len(affinity)]; each such URL must be a node of that
 // partition's rack, and every node of the rack must be used.
 func TestRunURLsFollowRacks(t *testing.T) {
+	withLicense(t)
 	p, err := plan.LoadPlan("../../plans/tpcc-100k.yaml")
 	if err != nil {
 		t.Fatal(err)

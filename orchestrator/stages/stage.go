@@ -3,6 +3,9 @@ package stages
 import (
 	"github.com/benchrig/benchrig/orchestrator/plan"
 
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -100,6 +103,29 @@ type Step struct {
 	// Probe names what an Exec step measures ("clock"); the Runner hands
 	// its timing and output to Observe.
 	Probe string
+}
+
+// Digest identifies what the step sends: its kind, host, command (argv,
+// environment, directory, stdin with secrets as placeholders), transfer
+// and job, not its label or timing. A resume compares it with the digest
+// the run state recorded, so a plan that compiles to different commands
+// is never taken for the finished one.
+func (s Step) Digest() string {
+	h := sha256.New()
+	// Encoding a struct of strings, ints and a map cannot fail; map keys
+	// are sorted, so the digest is stable.
+	_ = json.NewEncoder(h).Encode(struct {
+		Host     string
+		Kind     StepKind
+		Args     []string
+		Env      map[string]string
+		Dir      string
+		Stdin    string
+		Transfer remote.Transfer
+		JobName  string
+		JobDir   string
+	}{s.Host, s.Kind, s.Cmd.Args, s.Cmd.Env, s.Cmd.Dir, s.Cmd.Stdin, s.Transfer, s.JobName, s.JobDir})
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // LocalHost names this machine in steps.

@@ -20,7 +20,7 @@ nodes:
   - name: n[1-3]
     addr: 10.9.0.[1-3]
     racks: 3
-    store: "/data/$(reboot) ;x"
+    store: /data/n
 workload:
   - name: w1
 binaries:
@@ -42,6 +42,7 @@ tpcc:
   extra_flags: ["--note=QUOTED"]
 stages: [install, start, init, configure, import, partition, swap, run]
 `)
+	t.Setenv("LIC", "crl-0-x")
 	p, err := plan.ParsePlan("hostile.yaml", []byte(planText))
 	if err != nil {
 		t.Fatal(err)

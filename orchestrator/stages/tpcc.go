@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // tpccWorkload is the TPC-C benchmark: `benchrig tpcc init/load` to
@@ -33,7 +34,7 @@ func (w tpccWorkload) Load(st *Stage) {
 	}
 	W := p.TPCC.Warehouses
 	for i, h := range loaders {
-		from, to := i*W/len(loaders)+1, (i+1)*W/len(loaders)
+		from, to := i*W/len(loaders), (i+1)*W/len(loaders)-1
 		if from > to {
 			continue
 		}
@@ -61,18 +62,26 @@ func (w tpccWorkload) Run(st *Stage) error {
 	return nil
 }
 
-// Results are each round's histogram file of each workload host.
+// Results are each round's files of each workload host: the histograms
+// (which tpcc merge combines) and the benchrig.result/v1 file the report
+// reads.
 func (w tpccWorkload) Results() []ResultFile {
-	return w.roundFiles(w.c.p.Rounds())
+	return w.roundFiles(w.c.p.Rounds(), true)
 }
 
-func (w tpccWorkload) roundFiles(rounds []plan.Round) []ResultFile {
+func (w tpccWorkload) roundFiles(rounds []plan.Round, results bool) []ResultFile {
 	p := w.c.p
 	var out []ResultFile
 	for _, rd := range rounds {
 		for i, h := range p.Workload {
-			f := plan.HistogramFile(p, i, rd)
-			out = append(out, ResultFile{Host: h, Round: rd, Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f})
+			hf := plan.HistogramFile(p, i, rd)
+			files := []string{hf}
+			if results {
+				files = append(files, tpcc.ResultFileFor(hf))
+			}
+			for _, f := range files {
+				out = append(out, ResultFile{Host: h, Round: rd, Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f})
+			}
 		}
 	}
 	return out
@@ -83,12 +92,12 @@ func (w tpccWorkload) roundFiles(rounds []plan.Round) []ResultFile {
 func (w tpccWorkload) Collect(st *Stage) { collectFiles(st, w.Results()) }
 
 // Merge combines each round's histograms on this machine, as the recipe's
-// `workload debug tpcc-merge-results`.
+// `workload debug tpcc-merge-results`, and writes the merged result.
 func (w tpccWorkload) Merge(st *Stage) {
 	p := w.c.p
 	for _, rd := range p.Rounds() {
-		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.ActiveWarehouses(p))}
-		for _, f := range w.roundFiles([]plan.Round{rd}) {
+		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.ActiveWarehouses(p)), "--json", "results/" + tpcc.MergedFile(rd.Label)}
+		for _, f := range w.roundFiles([]plan.Round{rd}, false) {
 			args = append(args, f.Local)
 		}
 		st.add(Step{Host: LocalHost, Kind: Local, What: strings.TrimSpace("merge histograms " + rd.Label),

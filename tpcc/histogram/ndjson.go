@@ -43,8 +43,17 @@ type Tick struct {
 }
 
 // NewHistogram returns an empty histogram with the shared layout.
-func NewHistogram() *hdr.Histogram {
-	return hdr.New(MinLatency.Nanoseconds(), MaxLatency.Nanoseconds(), SigFigs)
+func NewHistogram() *hdr.Histogram { return NewHistogramMax(MaxLatency) }
+
+// NewHistogramMax is NewHistogram tracking up to max (workload's
+// --histograms-max-latency; 100s by default).
+func NewHistogramMax(max time.Duration) *hdr.Histogram {
+	return hdr.New(MinLatency.Nanoseconds(), max.Nanoseconds(), SigFigs)
+}
+
+// newLike returns an empty histogram with h's range, at least the default.
+func newLike(h *hdr.Histogram) *hdr.Histogram {
+	return NewHistogramMax(time.Duration(max(h.HighestTrackableValue(), MaxLatency.Nanoseconds())))
 }
 
 // Export converts a histogram into its wire snapshot.
@@ -62,11 +71,14 @@ func Export(h *hdr.Histogram) Snapshot {
 // snapshots whose layout differs from ours: merging them bucket by bucket
 // would silently misplace counts.
 func (s Snapshot) Histogram() (*hdr.Histogram, error) {
-	if s.LowestTrackableValue != MinLatency.Nanoseconds() ||
-		s.HighestTrackableValue != MaxLatency.Nanoseconds() || s.SignificantFigures != SigFigs {
-		return nil, fmt.Errorf("histogram layout (%d, %d, %d sigfigs) differs from (%d, %d, %d)",
+	// The highest trackable value is --histograms-max-latency, which may
+	// differ (merges re-record values, so ranges may differ); the lowest
+	// and the precision are fixed.
+	if s.LowestTrackableValue != MinLatency.Nanoseconds() || s.SignificantFigures != SigFigs ||
+		s.HighestTrackableValue < MinLatency.Nanoseconds()*2 || s.HighestTrackableValue > time.Hour.Nanoseconds() {
+		return nil, fmt.Errorf("histogram layout (%d, %d, %d sigfigs) differs from (%d, %d..%d, %d)",
 			s.LowestTrackableValue, s.HighestTrackableValue, s.SignificantFigures,
-			MinLatency.Nanoseconds(), MaxLatency.Nanoseconds(), SigFigs)
+			MinLatency.Nanoseconds(), 2*MinLatency.Nanoseconds(), time.Hour.Nanoseconds(), SigFigs)
 	}
 	hs := &hdr.Snapshot{
 		LowestTrackableValue:  s.LowestTrackableValue,

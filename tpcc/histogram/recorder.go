@@ -15,12 +15,14 @@ import (
 type Recorder struct {
 	mu  sync.Mutex // guards ops; each Op has its own lock for recording
 	ops map[string]*Op
+	max time.Duration // highest trackable latency
 }
 
 // Op is the recording handle of one operation. Callers keep the handle so
 // the hot path is one mutex and one bucket increment, no map lookup.
 type Op struct {
 	name string
+	max  time.Duration
 
 	mu       sync.Mutex
 	tick     *hdr.Histogram // since prevTick
@@ -32,15 +34,21 @@ type Op struct {
 // one of them appears in every tick even if it recorded nothing (readers
 // expect all five TPC-C names). Intervals start at start.
 func NewRecorder(start time.Time, names ...string) *Recorder {
-	r := &Recorder{ops: make(map[string]*Op, len(names))}
+	return NewRecorderMax(start, MaxLatency, names...)
+}
+
+// NewRecorderMax is NewRecorder with histograms tracking up to max
+// (--histograms-max-latency).
+func NewRecorderMax(start time.Time, max time.Duration, names ...string) *Recorder {
+	r := &Recorder{ops: make(map[string]*Op, len(names)), max: max}
 	for _, n := range names {
-		r.ops[n] = newOp(n, start)
+		r.ops[n] = newOp(n, start, max)
 	}
 	return r
 }
 
-func newOp(name string, start time.Time) *Op {
-	return &Op{name: name, tick: NewHistogram(), cum: NewHistogram(), prevTick: start}
+func newOp(name string, start time.Time, max time.Duration) *Op {
+	return &Op{name: name, max: max, tick: NewHistogramMax(max), cum: NewHistogramMax(max), prevTick: start}
 }
 
 // Op returns the handle for name, registering it (starting at now) if new.
@@ -49,7 +57,7 @@ func (r *Recorder) Op(name string, now time.Time) *Op {
 	defer r.mu.Unlock()
 	op, ok := r.ops[name]
 	if !ok {
-		op = newOp(name, now)
+		op = newOp(name, now, r.max)
 		r.ops[name] = op
 	}
 	return op
@@ -58,10 +66,10 @@ func (r *Recorder) Op(name string, now time.Time) *Op {
 // Name is the operation's name.
 func (o *Op) Name() string { return o.name }
 
-// Record adds one latency, clamped into [MinLatency, MaxLatency] as
+// Record adds one latency, clamped into [MinLatency, max] as
 // CockroachDB does, so no observation is ever dropped.
 func (o *Op) Record(d time.Duration) {
-	d = min(max(d, MinLatency), MaxLatency)
+	d = min(max(d, MinLatency), o.max)
 	o.mu.Lock()
 	// Cannot fail: d is inside the histogram's range.
 	_ = o.tick.RecordValue(d.Nanoseconds())
@@ -88,7 +96,7 @@ func (r *Recorder) Tick(now time.Time) []Interval {
 	ops := r.sorted()
 	out := make([]Interval, 0, len(ops))
 	for _, op := range ops {
-		fresh := NewHistogram() // allocated outside the lock
+		fresh := NewHistogramMax(op.max) // allocated outside the lock
 		op.mu.Lock()
 		delta := op.tick
 		op.tick = fresh

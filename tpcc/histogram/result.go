@@ -79,7 +79,7 @@ func NewResult(warehouses int, ticks []Tick) (*Result, error) {
 		}
 		cum, ok := r.Cumulative[t.Name]
 		if !ok {
-			cum = NewHistogram()
+			cum = newLike(h)
 			r.Cumulative[t.Name] = cum
 		}
 		cum.Merge(h)
@@ -111,7 +111,7 @@ func MergeResults(results ...*Result) (*Result, error) {
 		for name, h := range r.Cumulative {
 			cum, ok := m.Cumulative[name]
 			if !ok {
-				cum = NewHistogram()
+				cum = newLike(h)
 				m.Cumulative[name] = cum
 			}
 			cum.Merge(h)

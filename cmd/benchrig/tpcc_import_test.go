@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/tpcc/pgtest"
+)
+
+// TestTpccImportDryRun is the 100k plan's import as `benchrig tpcc import
+// --dry-run` prints it: nine IMPORTs of 81 nodes' workload:// sources
+// (82 where the batches do not divide by 81, as workload cuts them),
+// generator 2.1.0, the FKs, replicated_idx_0..26 (v20.1's name) and the estimate.
+func TestTpccImportDryRun(t *testing.T) {
+	o := tpccImportOptions{warehouses: 100000, db: "tpcc", seed: 1, fks: true, filesPerNode: 1, nodes: 81,
+		version: "v20.1.17", injectStats: true, partitions: 27, strategy: "replication", dataLoader: "IMPORT", dryRun: true}
+	var out, errOut bytes.Buffer
+	if err := tpccImport(context.Background(), o, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if n := strings.Count(s, "\nIMPORT TABLE \""); n != 9 {
+		t.Errorf("%d IMPORT TABLE statements", n)
+	}
+	if n := strings.Count(s, "workload:///csv/tpcc/customer?fks=true&interleaved=false&row-end="); n != 82 {
+		t.Errorf("%d customer sources", n)
+	}
+	for _, want := range []string{"version=2.1.0", "warehouses=100000", "&seed=1&",
+		"PARTITION p0_0 VALUES FROM (0) to (3703),", "CREATE UNIQUE INDEX replicated_idx_26 ON item",
+		"alter table district add foreign key (d_w_id) references warehouse (w_id) not valid;",
+		"-- import estimate: 100000 warehouses on 81 nodes"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("dry run lacks %q", want)
+		}
+	}
+	if strings.Contains(s, "replicated_idx_27") {
+		t.Error("28th item replica")
+	}
+	// A dry run asks the cluster nothing, so it needs the version and nodes.
+	o.nodes = 0
+	if err := tpccImport(context.Background(), o, &out, &errOut); err == nil || exitCode(context.Background(), err) != exitUsage {
+		t.Errorf("dry run without --nodes: %v", err)
+	}
+	o.nodes, o.dataLoader = 3, "csv"
+	if err := tpccImport(context.Background(), o, &out, &errOut); err == nil {
+		t.Error("--data-loader csv accepted")
+	}
+}
+
+func TestParseGeneratorFlags(t *testing.T) {
+	v, err := parseGeneratorFlags("--families=false, regions=[]")
+	if err != nil || v.Get("families") != "false" || v.Get("regions") != "[]" {
+		t.Errorf("%v %v", v, err)
+	}
+	if _, err := parseGeneratorFlags("novalue"); err == nil {
+		t.Error("k without =v accepted")
+	}
+}
+
+// TestTpccImportCopyLoader: --data-loader=COPY loads through this host
+// (tpcc init + tpcc load), here into real PostgreSQL.
+func TestTpccImportCopyLoader(t *testing.T) {
+	t.Parallel()
+	s := pgtest.Start(t, pgtest.NoSync())
+	url := s.CreateDatabase(t, "imp")
+	o := tpccImportOptions{urls: []string{url}, warehouses: 1, seed: 1, fks: true, partitions: 1,
+		strategy: "replication", dataLoader: "COPY", concurrency: 2}
+	var out, errOut bytes.Buffer
+	if err := tpccImport(context.Background(), o, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM district").Scan(&n); err != nil || n != 10 {
+		t.Errorf("district rows %d, %v", n, err)
+	}
+}

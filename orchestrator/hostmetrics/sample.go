@@ -1,0 +1,267 @@
+package hostmetrics
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Schema names the version of the JSON lines.
+const Schema = "benchrig.hoststat/v1"
+
+// Sample is one interval of one host; rates are per second over the
+// interval, CPU figures percentages of all CPUs' time.
+type Sample struct {
+	Schema   string    `json:"schema"`
+	Host     string    `json:"host"`
+	Time     time.Time `json:"t"`
+	Interval float64   `json:"interval_s"`
+	CPU      CPU       `json:"cpu"`
+	Mem      Mem       `json:"mem"`
+	Load1    float64   `json:"load1"`
+	Disks    []Disk    `json:"disks,omitempty"`
+	Net      []Net     `json:"net,omitempty"`
+}
+
+// CPU is the share of all CPUs' time in each state, in percent.
+type CPU struct {
+	CPUs   int     `json:"cpus"`
+	User   float64 `json:"user"` // including nice
+	System float64 `json:"system"`
+	IOWait float64 `json:"iowait"`
+	IRQ    float64 `json:"irq"` // hard and soft interrupts
+	Steal  float64 `json:"steal"`
+	Idle   float64 `json:"idle"`
+}
+
+// Busy is the CPU time not available to more work: everything but idle
+// and iowait (iowait is idle time with I/O outstanding). Steal counts as
+// busy: a VM whose hypervisor takes the CPU cannot use it either.
+func (c CPU) Busy() float64 { return c.User + c.System + c.IRQ + c.Steal }
+
+// Mem is memory in bytes.
+type Mem struct {
+	Total     uint64 `json:"total"`
+	Available uint64 `json:"available"`
+	SwapUsed  uint64 `json:"swap_used"`
+}
+
+// Disk is one block device's throughput.
+type Disk struct {
+	Name        string  `json:"name"`
+	ReadBytes   float64 `json:"read_bytes_per_s"`
+	WriteBytes  float64 `json:"write_bytes_per_s"`
+	Reads       float64 `json:"reads_per_s"`
+	Writes      float64 `json:"writes_per_s"`
+	Utilization float64 `json:"util_percent"` // time with I/O in flight
+}
+
+// Net is one network interface's throughput.
+type Net struct {
+	Name      string  `json:"name"`
+	RxBytes   float64 `json:"rx_bytes_per_s"`
+	TxBytes   float64 `json:"tx_bytes_per_s"`
+	RxPackets float64 `json:"rx_packets_per_s"`
+	TxPackets float64 `json:"tx_packets_per_s"`
+}
+
+// Sampler reads a host's counters.
+type Sampler struct {
+	Host string
+	Proc string // procfs root; "" is /proc
+	Sys  string // sysfs root; "" is /sys
+	Now  func() time.Time
+}
+
+// snapshot is one reading of every counter.
+type snapshot struct {
+	at    time.Time
+	cpu   cpuTimes
+	mem   map[string]uint64
+	load  float64
+	disks map[string]diskTimes
+	net   map[string]netCounters
+}
+
+func (s *Sampler) root(def, r string) string {
+	if r == "" {
+		return def
+	}
+	return r
+}
+
+func (s *Sampler) read() (snapshot, error) {
+	proc, sys := s.root("/proc", s.Proc), s.root("/sys", s.Sys)
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	snap := snapshot{at: now()}
+	data, err := os.ReadFile(filepath.Join(proc, "stat"))
+	if err != nil {
+		return snap, err
+	}
+	if snap.cpu, err = parseStat(data); err != nil {
+		return snap, err
+	}
+	if data, err = os.ReadFile(filepath.Join(proc, "meminfo")); err != nil {
+		return snap, err
+	}
+	if snap.mem, err = parseMeminfo(data); err != nil {
+		return snap, err
+	}
+	if data, err = os.ReadFile(filepath.Join(proc, "loadavg")); err == nil {
+		snap.load, _ = parseLoadavg(data)
+	}
+	// Whole disks only (/sys/block lists them; partitions would count
+	// twice); loop and RAM devices are not storage.
+	blocks, _ := os.ReadDir(filepath.Join(sys, "block"))
+	var names []string
+	for _, b := range blocks {
+		n := b.Name()
+		if !strings.HasPrefix(n, "loop") && !strings.HasPrefix(n, "ram") && !strings.HasPrefix(n, "zram") {
+			names = append(names, n)
+		}
+	}
+	if data, err = os.ReadFile(filepath.Join(proc, "diskstats")); err == nil {
+		snap.disks, _ = parseDiskstats(data, func(n string) bool { return slices.Contains(names, n) })
+	}
+	if data, err = os.ReadFile(filepath.Join(proc, "net", "dev")); err == nil {
+		snap.net, _ = parseNetDev(data)
+		delete(snap.net, "lo")
+	}
+	return snap, nil
+}
+
+// diff turns two snapshots into a sample. Counters that went backwards
+// (a device removed and re-added) give no rate rather than a huge one.
+func diff(host string, a, b snapshot) Sample {
+	secs := b.at.Sub(a.at).Seconds()
+	s := Sample{Schema: Schema, Host: host, Time: b.at.UTC(), Interval: secs, Load1: b.load}
+	d := func(x, y uint64) float64 {
+		if y < x {
+			return 0
+		}
+		return float64(y - x)
+	}
+	if tot := d(a.cpu.total(), b.cpu.total()); tot > 0 {
+		pct := func(x, y uint64) float64 { return d(x, y) / tot * 100 }
+		s.CPU = CPU{CPUs: b.cpu.cpus,
+			User: pct(a.cpu.user+a.cpu.nice, b.cpu.user+b.cpu.nice), System: pct(a.cpu.system, b.cpu.system),
+			IOWait: pct(a.cpu.iowait, b.cpu.iowait), IRQ: pct(a.cpu.irq+a.cpu.softirq, b.cpu.irq+b.cpu.softirq),
+			Steal: pct(a.cpu.steal, b.cpu.steal), Idle: pct(a.cpu.idle, b.cpu.idle)}
+	}
+	s.Mem = Mem{Total: b.mem["MemTotal"], Available: b.mem["MemAvailable"]}
+	if st, sf := b.mem["SwapTotal"], b.mem["SwapFree"]; st >= sf {
+		s.Mem.SwapUsed = st - sf
+	}
+	if secs <= 0 {
+		return s
+	}
+	for _, n := range sortedKeys(b.disks) {
+		x, y := a.disks[n], b.disks[n]
+		s.Disks = append(s.Disks, Disk{Name: n,
+			ReadBytes: d(x.sectorsRead, y.sectorsRead) * 512 / secs, WriteBytes: d(x.sectorsWritten, y.sectorsWritten) * 512 / secs,
+			Reads: d(x.reads, y.reads) / secs, Writes: d(x.writes, y.writes) / secs,
+			Utilization: min(100, d(x.ioMillis, y.ioMillis)/(secs*1000)*100)})
+	}
+	for _, n := range sortedKeys(b.net) {
+		x, y := a.net[n], b.net[n]
+		s.Net = append(s.Net, Net{Name: n, RxBytes: d(x.rxBytes, y.rxBytes) / secs, TxBytes: d(x.txBytes, y.txBytes) / secs,
+			RxPackets: d(x.rxPackets, y.rxPackets) / secs, TxPackets: d(x.txPackets, y.txPackets) / secs})
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Run writes a sample every interval until ctx ends, each line flushed
+// as written (a host killed mid-run keeps what it sampled). The first
+// sample comes one interval after the start.
+func (s *Sampler) Run(ctx context.Context, interval time.Duration, w io.Writer) error {
+	if interval < 10*time.Millisecond {
+		return fmt.Errorf("hoststat: interval %s is below 10ms", interval)
+	}
+	prev, err := s.read()
+	if err != nil {
+		return fmt.Errorf("hoststat: %w", err)
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		cur, err := s.read()
+		if err != nil {
+			return fmt.Errorf("hoststat: %w", err)
+		}
+		if err := enc.Encode(diff(s.Host, prev, cur)); err != nil {
+			return fmt.Errorf("hoststat: %w", err)
+		}
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("hoststat: %w", err)
+		}
+		prev = cur
+	}
+}
+
+// Read reads JSON lines written by Run. A last line without its line
+// feed (the sampler stopped mid-write) is dropped; any other bad line is
+// an error naming its line number.
+func Read(r io.Reader) ([]Sample, error) {
+	var out []Sample
+	br := bufio.NewReader(r)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if err == io.EOF {
+			return out, nil // an unterminated last line is torn
+		}
+		if err != nil {
+			return out, err
+		}
+		if len(strings.TrimSpace(string(line))) == 0 {
+			continue
+		}
+		var s Sample
+		if err := json.Unmarshal(line, &s); err != nil {
+			return out, fmt.Errorf("line %d: %w", n, err)
+		}
+		if s.Schema != Schema {
+			return out, fmt.Errorf("line %d: schema %q, want %q", n, s.Schema, Schema)
+		}
+		out = append(out, s)
+	}
+}
+
+// ReadFile reads one host's JSON lines file.
+func ReadFile(path string) ([]Sample, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ss, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ss, nil
+}

@@ -1,0 +1,328 @@
+package tpcc
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/tpcc/histogram"
+)
+
+// The kinds of TPC-C result file (docs/schema/result.v1.json).
+const (
+	// KindRun is one host's `benchrig tpcc run`.
+	KindRun = "tpcc.run"
+	// KindMerge is `benchrig tpcc merge` over several hosts' histograms.
+	KindMerge = "tpcc.merge"
+)
+
+// Result is the JSON result of a TPC-C run on one host (KindRun, written
+// by `benchrig tpcc run --result`) or of the merge of several hosts'
+// histograms (KindMerge, `benchrig tpcc merge --json`). The report and
+// later comparisons read these files, never the printed text.
+type Result struct {
+	result.Header
+
+	// Warehouses is the loaded count and ActiveWarehouses the count with
+	// terminals over all hosts (run only: a merge knows neither).
+	Warehouses       int   `json:"warehouses,omitempty"`
+	ActiveWarehouses int   `json:"active_warehouses,omitempty"`
+	Partitions       int   `json:"partitions,omitempty"`
+	Affinity         []int `json:"partition_affinity,omitempty"`
+	// Wait is the keying and think time factor: 1 spec, 0 no wait (run
+	// only).
+	Wait            *float64 `json:"wait,omitempty"`
+	RampSeconds     float64  `json:"ramp_s,omitempty"`
+	DurationSeconds float64  `json:"duration_s,omitempty"`
+	// StartAt is the common --start-at instant and StartDelayMs how late
+	// this host started after it, by its own clock (run only).
+	StartAt      *time.Time `json:"start_at,omitempty"`
+	StartDelayMs *float64   `json:"start_delay_ms,omitempty"`
+
+	// ElapsedSeconds is the measured interval; TpmC its New-Orders per
+	// minute; Efficiency is 100 × TpmC / (WarehouseFactor ×
+	// EfficiencyWarehouses). A run judges against this host's active
+	// warehouses at 12.86 (CockroachDB's `workload run`), a merge against
+	// the aggregate at 12.605 (`tpcc-merge-results`).
+	ElapsedSeconds       float64 `json:"elapsed_s"`
+	TpmC                 float64 `json:"tpmc"`
+	Efficiency           float64 `json:"efficiency_percent"`
+	EfficiencyWarehouses int     `json:"efficiency_warehouses"`
+	WarehouseFactor      float64 `json:"warehouse_factor"`
+	// Judged is false when too few New-Orders were measured for the
+	// efficiency to mean anything (fewer than 1,000: ±3 %).
+	Judged bool `json:"judged"`
+	// Pass: a run passed every audit check and was not stopped by an
+	// error; a merge met the efficiency and 90th-percentile limits.
+	// Failures say why not.
+	Pass     bool     `json:"pass"`
+	Failures []string `json:"failures,omitempty"`
+
+	Transactions []Txn        `json:"transactions"`
+	Audit        []AuditCheck `json:"audit,omitempty"`
+	// Error is what stopped a run early (its figures cover what was
+	// measured until then).
+	Error string `json:"error,omitempty"`
+	// Files are a merge's histogram files, as given.
+	Files []string `json:"files,omitempty"`
+	// Series is a merge's tpmC per second of the run, all hosts' New-Order
+	// ticks binned by the second they end in.
+	Series []SeriesPoint `json:"tpmc_series,omitempty"`
+}
+
+// Txn is one transaction type's figures. Latencies are milliseconds.
+type Txn struct {
+	Name  string `json:"name"`
+	Count int64  `json:"count"`
+	// Errors and Retries are per host in a run; a merge sums its hosts'
+	// run results and leaves them null when one is missing.
+	Errors  *int64  `json:"errors"`
+	Retries *int64  `json:"retries"`
+	PerSec  float64 `json:"ops_per_sec"`
+	Mean    float64 `json:"mean_ms"`
+	P50     float64 `json:"p50_ms"`
+	P90     float64 `json:"p90_ms"`
+	P95     float64 `json:"p95_ms"`
+	P99     float64 `json:"p99_ms"`
+	Max     float64 `json:"max_ms"`
+}
+
+// AuditCheck is one audit check (AuditResult) as data.
+type AuditCheck struct {
+	ID       string   `json:"id"`
+	Verdict  string   `json:"verdict"` // PASS, FAIL or SKIP
+	Observed *float64 `json:"observed,omitempty"`
+	Min      *float64 `json:"min,omitempty"`
+	Max      *float64 `json:"max,omitempty"`
+	Unit     string   `json:"unit,omitempty"`
+	Detail   string   `json:"detail"`
+}
+
+// SeriesPoint is the tpmC of one second of a run.
+type SeriesPoint struct {
+	Second float64 `json:"t"`
+	TpmC   float64 `json:"tpmc"`
+}
+
+// ResultFileFor is the default result file of a histogram file:
+// workload1.histogram.ndjson -> workload1.result.json (the round label
+// stays: workload1.r2.histogram.ndjson -> workload1.r2.result.json);
+// another name gets ".result.json" appended.
+func ResultFileFor(histograms string) string {
+	if base, ok := strings.CutSuffix(histograms, ".histogram.ndjson"); ok {
+		return base + ".result.json"
+	}
+	return histograms + ".result.json"
+}
+
+// MergedFile is the name of a round's merged result (`tpcc merge --json`):
+// merged.result.json, or merged.<label>.result.json for a labelled round
+// (a repeat or sweep point).
+func MergedFile(label string) string {
+	if label == "" {
+		return "merged.result.json"
+	}
+	return "merged." + label + ".result.json"
+}
+
+// NewResult is the run result of one host; runErr is what Run returned
+// with it (an *AuditError is already in the audit checks).
+func NewResult(cfg RunConfig, res *RunResult, runErr error) *Result {
+	r := &Result{
+		Header:     result.New(KindRun),
+		Warehouses: cfg.Warehouses, ActiveWarehouses: cfg.ActiveWarehouses, Partitions: cfg.Partitions,
+		Affinity: cfg.Affinity, Wait: &cfg.Wait, RampSeconds: cfg.Ramp.Seconds(), DurationSeconds: cfg.Duration.Seconds(),
+		ElapsedSeconds: res.Elapsed.Seconds(), TpmC: res.TpmC, Efficiency: res.Efficiency,
+		WarehouseFactor: histogram.SpecWarehouseFactor, Judged: res.Counts[NewOrderTxn] >= minEfficiencySample,
+		Pass: true,
+	}
+	if r.ActiveWarehouses == 0 {
+		r.ActiveWarehouses = r.Warehouses
+	}
+	if res.Result != nil {
+		r.EfficiencyWarehouses = res.Result.Warehouses
+	}
+	if !cfg.StartAt.IsZero() {
+		at, ms := cfg.StartAt.UTC(), histogram.Millis(int64(res.StartDelay))
+		r.StartAt, r.StartDelayMs = &at, &ms
+	}
+	for t := range numTxnTypes {
+		txn := txnOf(t.String(), res.Result, res.Elapsed)
+		errs, retries := res.Errors[t], res.Retries[t]
+		txn.Errors, txn.Retries = &errs, &retries
+		r.Transactions = append(r.Transactions, txn)
+	}
+	for _, a := range res.Audit {
+		r.Audit = append(r.Audit, AuditCheck{ID: a.ID, Verdict: string(a.Status), Observed: a.Observed,
+			Min: a.Min, Max: a.Max, Unit: a.Unit, Detail: a.Detail})
+		if a.Status == AuditFail {
+			r.Pass = false
+			r.Failures = append(r.Failures, a.ID+": "+a.Detail)
+		}
+	}
+	var ae *AuditError
+	if runErr != nil && !errors.As(runErr, &ae) {
+		r.Pass, r.Error = false, runErr.Error()
+	}
+	return r
+}
+
+// txnOf is a transaction type's count and latencies from cumulative
+// histograms over elapsed.
+func txnOf(name string, hr *histogram.Result, elapsed time.Duration) Txn {
+	t := Txn{Name: name}
+	if hr == nil {
+		return t
+	}
+	h, ok := hr.Cumulative[name]
+	if !ok {
+		return t
+	}
+	t.Count = h.TotalCount()
+	if elapsed > 0 {
+		t.PerSec = float64(t.Count) / elapsed.Seconds()
+	}
+	t.Mean = h.Mean() / float64(time.Millisecond)
+	t.P50, t.P90, t.P95 = ms(h, 50), ms(h, 90), ms(h, 95)
+	t.P99, t.Max = ms(h, 99), ms(h, 100)
+	return t
+}
+
+// MergeFiles merges the histogram files of hosts that ran at the same
+// time, by the formulas of `tpcc-merge-results` (histogram.MergeResults),
+// against warehouses active warehouses in all. Errors and retries come
+// from each file's run result (ResultFileFor) when every host has one.
+// It is the one merge: `benchrig tpcc merge` and the report both call it;
+// the merged histograms are returned too, for the text of
+// histogram.WriteMerge.
+func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, error) {
+	if len(paths) == 0 {
+		return nil, nil, errors.New("merge: no histogram file")
+	}
+	var results []*histogram.Result
+	var newOrders []histogram.Tick
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		ticks, err := histogram.Decode(f)
+		f.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		hr, err := histogram.NewResult(warehouses, ticks)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		results = append(results, hr)
+		for _, t := range ticks {
+			if t.Name == histogram.NewOrder {
+				newOrders = append(newOrders, t)
+			}
+		}
+	}
+	m, err := histogram.MergeResults(results...)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Result{
+		Header:         result.New(KindMerge),
+		ElapsedSeconds: m.Elapsed.Seconds(), TpmC: m.TpmC(), Efficiency: m.Efficiency(),
+		EfficiencyWarehouses: warehouses, WarehouseFactor: histogram.DeckWarehouseFactor,
+		Judged: m.Count(histogram.NewOrder) >= minEfficiencySample, Pass: true,
+		Files: paths, Series: series(newOrders),
+	}
+	var ce *histogram.CheckError
+	if err := m.Check(); errors.As(err, &ce) {
+		r.Pass, r.Failures = false, ce.Failures
+	}
+	names := histogram.TPCCNames()
+	for _, n := range m.Names() {
+		if !slices.Contains(names, n) {
+			names = append(names, n) // a name only CockroachDB's workload writes
+		}
+	}
+	errs, retries := hostCounters(paths)
+	for _, n := range names {
+		if _, ok := m.Cumulative[n]; !ok {
+			continue
+		}
+		t := txnOf(n, m, m.Elapsed)
+		if errs != nil {
+			e, rt := errs[n], retries[n]
+			t.Errors, t.Retries = &e, &rt
+		}
+		r.Transactions = append(r.Transactions, t)
+	}
+	return r, m, nil
+}
+
+// hostCounters sums the errors and retries of the run results next to
+// the histogram files; nil unless every file has one.
+func hostCounters(paths []string) (errs, retries map[string]int64) {
+	errs, retries = map[string]int64{}, map[string]int64{}
+	for _, p := range paths {
+		hr, err := ReadResult(ResultFileFor(p))
+		if err != nil || hr.Kind != KindRun {
+			return nil, nil
+		}
+		for _, t := range hr.Transactions {
+			if t.Errors != nil {
+				errs[t.Name] += *t.Errors
+			}
+			if t.Retries != nil {
+				retries[t.Name] += *t.Retries
+			}
+		}
+	}
+	return errs, retries
+}
+
+// series is tpmC per second: New-Order ticks of every host binned by the
+// second (since the earliest tick began) they end in.
+func series(newOrders []histogram.Tick) []SeriesPoint {
+	var start time.Time
+	for _, t := range newOrders {
+		if begin := t.Now.Add(-t.Elapsed); start.IsZero() || begin.Before(start) {
+			start = begin
+		}
+	}
+	if start.IsZero() {
+		return nil
+	}
+	bins := map[int64]int64{}
+	var last int64
+	for _, t := range newOrders {
+		h, err := t.Hist.Histogram()
+		if err != nil {
+			continue // NewResult has already refused such a file
+		}
+		sec := int64(t.Now.Sub(start).Seconds())
+		bins[sec] += h.TotalCount()
+		last = max(last, sec)
+	}
+	out := make([]SeriesPoint, 0, last)
+	for s := int64(1); s <= last; s++ {
+		out = append(out, SeriesPoint{Second: float64(s), TpmC: float64(bins[s]) * 60})
+	}
+	return out
+}
+
+// ReadResult reads a TPC-C result file of either kind.
+func ReadResult(path string) (*Result, error) {
+	var r Result
+	if err := result.ReadFile(path, &r, KindRun, KindMerge); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// WriteResult writes r to path (atomically).
+func WriteResult(path string, r *Result) error {
+	return result.WriteFile(path, r)
+}
