@@ -11,7 +11,12 @@
 //	         events to observers (the console is one)
 //	rundir/  the run directory: layout, lock, state file (an observer and
 //	         the resume points), logs, status
-//	report/  the report of a run directory
+//	report/  the report of a run directory, from its result files
+//
+// Beside the run path, compare/, gate/, openmetrics/ and hostmetrics/
+// read reports and host samples; probe/ holds the result types of the
+// orchestrator's own probes. layout_test.go keeps the arrows pointing
+// down and every file short.
 //
 // Dry-run is not a separate path: it is the runner with remote.Recorder as
 // the Executor and the console in listing mode, so what it lists is what a
