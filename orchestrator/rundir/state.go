@@ -304,6 +304,9 @@ func (s *State) SearchPoints(i int) []stages.SearchPoint {
 func (s *State) Observe(e runner.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if e.StageIndex < 0 || e.StageIndex >= len(s.Stages) {
+		return nil // not about a stage of this run (a message)
+	}
 	ss := &s.Stages[e.StageIndex]
 	t := e.Time
 	switch e.Kind {
