@@ -1,18 +1,25 @@
-// Package orchestrator turns a benchmark plan into stages of steps and
-// runs them through an Executor.
+// Package orchestrator runs benchmark plans: it is the facade cmd/benchrig
+// calls (Run, Resume, Status, Report, LoadPlan, Show), wiring the packages
+// below it, which each do one job and never import it:
 //
-// A plan (YAML, strictly decoded: unknown fields are errors, and every
-// problem is reported at once as file:line:col) names database nodes with
-// their racks, workload hosts, binaries, settings, a licence reference and
-// the TPC-C parameters. Compile turns it into the ordered stages install,
-// start, init, configure, import, partition, swap, allocate, run, collect
-// and merge, each a list of steps per host; the flavor (cockroach or
-// postgres) decides the commands. Compile connects nowhere and reads no
-// secret.
+//	plan/    the plan: strict YAML decoding, Normalize (defaults, a new
+//	         value), a pure Validate; host patterns; secret references
+//	stages/  Compile: a plan -> ordered stages of steps, plain data (argv,
+//	         transfers, checks, searches), per flavor and per workload
+//	runner/  executes stages through an Executor (remote/ implements it):
+//	         order, fan-out limits, detached jobs, resume points; emits
+//	         events to observers (the console is one)
+//	rundir/  the run directory: layout, lock, state file (an observer and
+//	         the resume points), logs, status
+//	report/  the report of a run directory, from its result files
 //
-// Runner executes stages. Dry-run is not a separate path: it is the
-// Runner with remote.Recorder as the Executor, so what it lists is what a
-// run sends. The orchestrator builds commands as argument vectors and SQL
-// with sqlLiteral; it never writes shell text itself (remote.ShellJoin
-// does, for every command).
+// Beside the run path, compare/, gate/, openmetrics/ and hostmetrics/
+// read reports and host samples; probe/ holds the result types of the
+// orchestrator's own probes. layout_test.go keeps the arrows pointing
+// down and every file short.
+//
+// Dry-run is not a separate path: it is the runner with remote.Recorder as
+// the Executor and the console in listing mode, so what it lists is what a
+// run sends. Commands are built as argument vectors; remote.ShellJoin is
+// the only place they become shell text.
 package orchestrator

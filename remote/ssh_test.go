@@ -12,15 +12,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/orchestrator"
+	"github.com/benchrig/benchrig/orchestrator/runner"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
 
 var (
-	_ orchestrator.Executor = (*remote.SSH)(nil)
-	_ orchestrator.Executor = (*remote.Local)(nil)
-	_ orchestrator.Executor = (*remote.Recorder)(nil)
+	_ runner.Executor = (*remote.SSH)(nil)
+	_ runner.Executor = (*remote.Local)(nil)
+	_ runner.Executor = (*remote.Recorder)(nil)
 )
 
 // syncBuffer is a bytes.Buffer safe for the executor's concurrent writes.

@@ -21,6 +21,9 @@ import (
 
 	"github.com/benchrig/benchrig/orchestrator"
 	"github.com/benchrig/benchrig/orchestrator/report"
+	"github.com/benchrig/benchrig/orchestrator/rundir"
+	"github.com/benchrig/benchrig/orchestrator/runner"
+	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
@@ -252,13 +255,13 @@ func (e *e2e) runDir() string {
 }
 
 // waitFor polls the run state until cond holds.
-func (e *e2e) waitFor(what string, timeout time.Duration, cond func(*orchestrator.State) bool) *orchestrator.State {
+func (e *e2e) waitFor(what string, timeout time.Duration, cond func(*rundir.State) bool) *rundir.State {
 	e.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		dirs, _ := filepath.Glob(filepath.Join(e.runs, "e2e-*", "state.json"))
 		if len(dirs) == 1 {
-			if st, err := orchestrator.ReadState(dirs[0]); err == nil && cond(st) {
+			if st, err := rundir.ReadState(dirs[0]); err == nil && cond(st) {
 				return st
 			}
 		}
@@ -272,7 +275,7 @@ func (e *e2e) waitFor(what string, timeout time.Duration, cond func(*orchestrato
 	return nil
 }
 
-func stageStatus(st *orchestrator.State, name string) string {
+func stageStatus(st *rundir.State, name string) string {
 	for _, s := range st.Stages {
 		if s.Name == name {
 			return s.Status
@@ -281,10 +284,10 @@ func stageStatus(st *orchestrator.State, name string) string {
 	return ""
 }
 
-func doneStages(st *orchestrator.State) []string {
+func doneStages(st *rundir.State) []string {
 	var out []string
 	for _, s := range st.Stages {
-		if s.Status == orchestrator.Done {
+		if s.Status == rundir.Done {
 			out = append(out, s.Name)
 		}
 	}
@@ -341,14 +344,14 @@ func (e *e2e) dryRunJournal() string {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	stages, err := orchestrator.Compile(p, orchestrator.Options{DriverPath: e.bin})
+	compiled, err := stages.Compile(p, stages.Options{DriverPath: e.bin})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	var j, out bytes.Buffer
-	r := &orchestrator.Runner{Exec: remote.NewRecorder(), Out: &out, Journal: &j,
+	var j bytes.Buffer
+	r := &runner.Runner{Exec: remote.NewRecorder(), Observers: []runner.Observer{&rundir.Journal{W: &j}},
 		Sleep: func(context.Context, time.Duration) error { return nil }}
-	if err := r.Run(context.Background(), stages); err != nil {
+	if err := r.Run(context.Background(), compiled); err != nil {
 		e.t.Fatal(err)
 	}
 	return j.String()
@@ -404,7 +407,7 @@ func TestKillAndResume(t *testing.T) {
 	want := countByStage(sortedJournal(e.dryRunJournal()))
 	e.start("run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan)
 
-	st := e.waitFor("the import stage", 3*time.Minute, func(s *orchestrator.State) bool { return stageStatus(s, "import") == orchestrator.Running })
+	st := e.waitFor("the import stage", 3*time.Minute, func(s *rundir.State) bool { return stageStatus(s, "import") == rundir.Running })
 	time.Sleep(4 * time.Second) // into the load jobs
 	finished1 := doneStages(st)
 	if err := e.proc.Process.Kill(); err != nil {
@@ -415,7 +418,7 @@ func TestKillAndResume(t *testing.T) {
 	atKill1 := e.journalCounts(runDir)
 
 	e.start("resume", "--start-lead", "2s", runDir)
-	st = e.waitFor("the run stage", 4*time.Minute, func(s *orchestrator.State) bool { return stageStatus(s, "run") == orchestrator.Running })
+	st = e.waitFor("the run stage", 4*time.Minute, func(s *rundir.State) bool { return stageStatus(s, "run") == rundir.Running })
 	time.Sleep(6 * time.Second) // into the measured run
 	finished2 := doneStages(st)
 	if err := e.proc.Process.Kill(); err != nil {
@@ -460,7 +463,7 @@ func TestKillAndResume(t *testing.T) {
 func TestSSHDKilledMidRun(t *testing.T) {
 	e := newE2E(t, "15s")
 	e.start("run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan)
-	e.waitFor("the run stage", 4*time.Minute, func(s *orchestrator.State) bool { return stageStatus(s, "run") == orchestrator.Running })
+	e.waitFor("the run stage", 4*time.Minute, func(s *rundir.State) bool { return stageStatus(s, "run") == rundir.Running })
 	time.Sleep(6 * time.Second)
 	const load2 = 4 // lab host index of load2
 	if err := e.lab.Kill(load2); err != nil {
@@ -617,11 +620,11 @@ func TestSearch(t *testing.T) {
 	if !strings.Contains(out, "search: trying --active-warehouses=2") || !strings.Contains(out, "search: the largest passing --active-warehouses is") {
 		t.Errorf("the search did not report its steps:\n%s", lastN(out, 30))
 	}
-	st, err := orchestrator.ReadState(filepath.Join(e.runDir(), "state.json"))
+	st, err := rundir.ReadState(filepath.Join(e.runDir(), "state.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var points []orchestrator.SearchPoint
+	var points []stages.SearchPoint
 	for _, s := range st.Stages {
 		points = append(points, s.Search...)
 	}
@@ -639,7 +642,7 @@ func TestSearch(t *testing.T) {
 func TestInterruptThenResume(t *testing.T) {
 	e := newE2E(t, "10s")
 	e.start("run", "--runs-dir", e.runs, "--start-lead", "1s", e.plan)
-	e.waitFor("the run stage", 4*time.Minute, func(s *orchestrator.State) bool { return stageStatus(s, "run") == orchestrator.Running })
+	e.waitFor("the run stage", 4*time.Minute, func(s *rundir.State) bool { return stageStatus(s, "run") == rundir.Running })
 	time.Sleep(3 * time.Second)
 	if err := e.proc.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
@@ -669,7 +672,7 @@ func TestResumeRefusesChangedPlanAndLiveRun(t *testing.T) {
 	}
 	runDir := e.runDir()
 
-	release, err := orchestrator.Lock(runDir) // this test process is the live run
+	release, err := rundir.Lock(runDir) // this test process is the live run
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -720,7 +723,7 @@ func TestResumeRefusesChangedPlanAndLiveRun(t *testing.T) {
 func TestResumeAfterJobSIGKILL(t *testing.T) {
 	e := newE2E(t, "5s", planOpts{stages: "install, start, init, configure, import, run"})
 	e.start("run", "--runs-dir", e.runs, "--start-lead", "1s", e.plan)
-	e.waitFor("the run stage", 4*time.Minute, func(s *orchestrator.State) bool { return stageStatus(s, "run") == orchestrator.Running })
+	e.waitFor("the run stage", 4*time.Minute, func(s *rundir.State) bool { return stageStatus(s, "run") == rundir.Running })
 	load1, load2 := e.runningJob("load1"), e.runningJob("load2")
 	time.Sleep(time.Second)
 	if err := syscall.Kill(-load1, syscall.SIGKILL); err != nil {
@@ -751,8 +754,8 @@ func TestResumeAfterJobSIGKILL(t *testing.T) {
 			t.Errorf("resume did not say %q:\n%s", want, lastN(e.logs.String(), 30))
 		}
 	}
-	st, err := orchestrator.ReadState(filepath.Join(e.runDir(), "state.json"))
-	if err != nil || stageStatus(st, "run") != orchestrator.Done {
+	st, err := rundir.ReadState(filepath.Join(e.runDir(), "state.json"))
+	if err != nil || stageStatus(st, "run") != rundir.Done {
 		t.Errorf("run stage after resume: %v", err)
 	}
 }

@@ -56,6 +56,18 @@ func withExit(code int, err error) error {
 // way: by listing them in this table.
 var exitClassifiers = []func(error) (int, bool){
 	func(err error) (int, bool) {
+		var pe *orchestrator.PlanError
+		return exitInvalidPlan, errors.As(err, &pe)
+	},
+	func(err error) (int, bool) {
+		var ue *orchestrator.UsageError
+		return exitUsage, errors.As(err, &ue)
+	},
+	func(err error) (int, bool) {
+		var ce *orchestrator.ConnectError
+		return exitTransport, errors.As(err, &ce)
+	},
+	func(err error) (int, bool) {
 		var pe *orchestrator.PreflightError
 		var ce *orchestrator.CheckFailedError
 		var ge *gate.FailedError

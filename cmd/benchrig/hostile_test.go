@@ -18,7 +18,7 @@ import (
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
 
-// TestHostilePlans runs the hostile-plan corpus (orchestrator/testdata/
+// TestHostilePlans runs the hostile-plan corpus (orchestrator/plan/testdata/
 // hostile): injections through every string field, out-of-bounds numbers,
 // odd encodings, duplicates and alias bombs. Each plan says on its first
 // line what must happen:
@@ -31,7 +31,7 @@ import (
 // Every payload would create the marker file (@MARKER@, in a directory
 // the hosts' login user can write); it must never appear.
 func TestHostilePlans(t *testing.T) {
-	files, _ := filepath.Glob("../../orchestrator/testdata/hostile/*.yaml")
+	files, _ := filepath.Glob("../../orchestrator/plan/testdata/hostile/*.yaml")
 	if len(files) < 30 {
 		t.Fatalf("only %d hostile plans", len(files))
 	}

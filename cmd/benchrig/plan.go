@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/benchrig/benchrig/orchestrator"
+	"github.com/benchrig/benchrig/orchestrator/plan"
 )
 
 func planCommand() *cli.Command {
@@ -64,11 +65,6 @@ func validatePlans(c *cli.Context, files []string) error {
 }
 
 // loadPlan loads a plan; a problem in it exits with code 3.
-func loadPlan(path string) (*orchestrator.Plan, error) {
-	p, err := orchestrator.LoadPlan(path)
-	var pe *orchestrator.PlanError
-	if errors.As(err, &pe) {
-		return nil, withExit(exitInvalidPlan, err)
-	}
-	return p, err
+func loadPlan(path string) (*plan.Plan, error) {
+	return orchestrator.LoadPlan(path)
 }

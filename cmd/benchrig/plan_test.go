@@ -27,14 +27,14 @@ func TestPlanCommands(t *testing.T) {
 		contains string
 	}{
 		{"validate shipped", []string{"plan", "validate", "../../plans/tpcc-10.yaml", "../../plans/tpcc-100k.yaml", "../../plans/local.yaml"}, exitOK, "tpcc-100k.yaml: ok"},
-		{"validate invalid", []string{"plan", "validate", "../../orchestrator/testdata/invalid/many-problems.yaml"}, exitInvalidPlan, "many-problems.yaml:18:9: tpcc.ramp"},
+		{"validate invalid", []string{"plan", "validate", "../../orchestrator/plan/testdata/invalid/many-problems.yaml"}, exitInvalidPlan, "many-problems.yaml:18:9: tpcc.ramp"},
 		{"validate nothing", []string{"plan", "validate"}, exitUsage, "name at least one plan"},
 		{"show", []string{"plan", "show", "../../plans/tpcc-100k.yaml"}, exitOK, "workload5  workload  ubuntu@workload5  -          -     -      -     benchrig  4,9,14,19,24"},
 		{"missing file", []string{"plan", "show", "no-such-plan.yaml"}, exitInternal, "no such file"},
 		{"dry run", []string{"run", "--dry-run", "../../plans/tpcc-100k.yaml"}, exitOK, "enterprise.license = ****;"},
 		{"dry run only", []string{"run", "--dry-run", "--only", "swap", "../../plans/tpcc-100k.yaml"}, exitOK, "crdb81 | sh -c '<crdb-start>' sh benchrig/cockroach.pid /usr/local/bin/cockroach start"},
 		{"dry run bad stage", []string{"run", "--dry-run", "--from", "strat", "../../plans/tpcc-100k.yaml"}, exitUsage, "unknown stage"},
-		{"dry run invalid plan", []string{"run", "--dry-run", "../../orchestrator/testdata/invalid/stage-order.yaml"}, exitInvalidPlan, "stage-order.yaml:19:17"},
+		{"dry run invalid plan", []string{"run", "--dry-run", "../../orchestrator/plan/testdata/invalid/stage-order.yaml"}, exitInvalidPlan, "stage-order.yaml:19:17"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, tt.args...)

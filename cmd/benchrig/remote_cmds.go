@@ -45,21 +45,21 @@ func targetsFrom(c *cli.Context) ([]remote.Target, *remote.SSHConfig, error) {
 		if targets, err = p.Targets(hostSelector(c)); err != nil {
 			return nil, nil, withExit(exitUsage, err)
 		}
-		*cfg = sshConfigFor(p)
+		*cfg = p.RemoteConfig()
 		if p.SSH.Concurrency > 0 && !c.IsSet("concurrency") {
 			_ = c.Set("concurrency", strconv.Itoa(p.SSH.Concurrency))
 		}
 	case c.IsSet("target"):
 		for _, spec := range c.StringSlice("target") {
-			t, err := parseTarget(spec)
+			t, err := remote.ParseTarget(spec)
 			if err != nil {
-				return nil, nil, withExit(exitUsage, err)
+				return nil, nil, withExit(exitUsage, fmt.Errorf("--%w", err))
 			}
 			targets = append(targets, t)
 		}
 		var err error
-		if targets, err = filterTargets(targets, hostSelector(c)); err != nil {
-			return nil, nil, withExit(exitUsage, err)
+		if targets, err = remote.SelectTargets(targets, hostSelector(c)); err != nil {
+			return nil, nil, withExit(exitUsage, fmt.Errorf("--hosts: %w", err))
 		}
 	default:
 		return nil, nil, withExit(exitUsage, errors.New("name the hosts with --plan PLAN [--hosts ...] or --target name=user@host:port"))
@@ -93,55 +93,6 @@ func hostSelector(c *cli.Context) string {
 		return "all"
 	}
 	return sel
-}
-
-// filterTargets keeps the --target hosts --hosts names ("all" keeps all).
-func filterTargets(ts []remote.Target, sel string) ([]remote.Target, error) {
-	if sel == "all" {
-		return ts, nil
-	}
-	var out []remote.Target
-	for _, name := range strings.Split(sel, ",") {
-		found := false
-		for _, t := range ts {
-			if t.Name == name {
-				out = append(out, t)
-				found = true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("--hosts: no --target named %q", name)
-		}
-	}
-	return out, nil
-}
-
-// parseTarget reads "name=user@host:port"; name, user and port are
-// optional ("user@host", "host:2222", "db1=10.0.0.5").
-func parseTarget(spec string) (remote.Target, error) {
-	var t remote.Target
-	rest := spec
-	if name, r, ok := strings.Cut(spec, "="); ok {
-		t.Name, rest = name, r
-	}
-	if u, r, ok := strings.Cut(rest, "@"); ok {
-		t.User, rest = u, r
-	}
-	t.Host = rest
-	if i := strings.LastIndex(rest, ":"); i >= 0 && !strings.HasSuffix(rest, "]") {
-		port, err := strconv.Atoi(rest[i+1:])
-		if err != nil || port <= 0 || port > 65535 {
-			return t, fmt.Errorf("--target %q: bad port", spec)
-		}
-		t.Host, t.Port = strings.Trim(rest[:i], "[]"), port
-	}
-	if t.Host == "" {
-		return t, fmt.Errorf("--target %q: no host", spec)
-	}
-	if t.Name == "" {
-		t.Name = t.Host
-	}
-	return t, nil
 }
 
 // newRemote builds the SSH executor for a command's flags.

@@ -11,8 +11,9 @@ import (
 
 	"github.com/benchrig/benchrig/crud"
 	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/orchestrator"
+	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/probe"
+	"github.com/benchrig/benchrig/orchestrator/rundir"
 	"github.com/benchrig/benchrig/tpcc"
 )
 
@@ -219,7 +220,7 @@ type TickPoint struct {
 }
 
 // Build reads a run directory.
-func Build(runDir string, p *orchestrator.Plan, st *orchestrator.State, version string) (*Report, error) {
+func Build(runDir string, p *plan.Plan, st *rundir.State, version string) (*Report, error) {
 	r := &Report{
 		Schema: Schema, Plan: p.Name, Flavor: p.Flavor, Description: p.Description, Benchrig: version, Created: st.Created,
 		TPCC: Params{Warehouses: p.TPCC.Warehouses, ActiveWarehouses: p.TPCC.ActiveWarehouses, Partitions: p.TPCC.Partitions,
@@ -246,7 +247,7 @@ func Build(runDir string, p *orchestrator.Plan, st *orchestrator.State, version 
 			t.Seconds = s.Finished.Sub(*s.Started).Seconds()
 		}
 		for _, h := range s.Hosts {
-			if h.Status == orchestrator.Failed {
+			if h.Status == rundir.Failed {
 				t.Failures++
 			}
 		}
@@ -266,14 +267,14 @@ func Build(runDir string, p *orchestrator.Plan, st *orchestrator.State, version 
 }
 
 // readResult merges the collected histogram files of every round.
-func (r *Report) readResult(runDir string, p *orchestrator.Plan, st *orchestrator.State) {
+func (r *Report) readResult(runDir string, p *plan.Plan, st *rundir.State) {
 	rounds := p.Rounds()
 	if p.TPCC.Search != nil {
 		// The values a search tried, in the order it tried them.
 		rounds = nil
 		for _, s := range st.Stages {
 			for _, pt := range s.Search {
-				rounds = append(rounds, orchestrator.Round{Label: orchestrator.SearchLabel(pt.Value), Flag: "active-warehouses", Value: pt.Value, Repeat: 1})
+				rounds = append(rounds, plan.Round{Label: plan.SearchLabel(pt.Value), Flag: "active-warehouses", Value: pt.Value, Repeat: 1})
 			}
 		}
 		sort.SliceStable(rounds, func(i, j int) bool { return rounds[i].Value < rounds[j].Value })
@@ -287,7 +288,7 @@ func (r *Report) readResult(runDir string, p *orchestrator.Plan, st *orchestrato
 		}
 		var hosts, files []string
 		for i, h := range p.Workload {
-			f := filepath.Join("results", h.Name, orchestrator.HistogramFile(p, i, rd))
+			f := filepath.Join("results", h.Name, plan.HistogramFile(p, i, rd))
 			if _, err := os.Stat(filepath.Join(runDir, f)); err == nil {
 				hosts, files = append(hosts, h.Name), append(files, f)
 			}
@@ -314,7 +315,7 @@ func (r *Report) readResult(runDir string, p *orchestrator.Plan, st *orchestrato
 }
 
 // readCRUD takes the workload hosts' crud results.
-func (r *Report) readCRUD(runDir string, p *orchestrator.Plan) {
+func (r *Report) readCRUD(runDir string, p *plan.Plan) {
 	var all []crud.Result
 	for i, h := range p.Workload {
 		data, err := os.ReadFile(filepath.Join(runDir, "results", h.Name, fmt.Sprintf("crud%d.json", i+1)))
@@ -335,7 +336,7 @@ func (r *Report) readCRUD(runDir string, p *orchestrator.Plan) {
 }
 
 // summarize groups rounds by swept value.
-func (r *Report) summarize(p *orchestrator.Plan) {
+func (r *Report) summarize(p *plan.Plan) {
 	var order []int
 	groups := map[int][]RoundResult{}
 	for _, rd := range r.Rounds {
@@ -407,7 +408,7 @@ func firstOutputLine(path, what, def string) string {
 
 // Write builds the report and writes report.json, report.md and the plots
 // into the run directory; it returns the report.md path.
-func Write(runDir string, p *orchestrator.Plan, st *orchestrator.State, version string) (string, error) {
+func Write(runDir string, p *plan.Plan, st *rundir.State, version string) (string, error) {
 	r, err := Build(runDir, p, st, version)
 	if err != nil {
 		return "", err

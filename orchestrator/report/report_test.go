@@ -14,8 +14,10 @@ import (
 	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"github.com/benchrig/benchrig/internal/jsonschema"
 	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/orchestrator"
+	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/probe"
+	"github.com/benchrig/benchrig/orchestrator/rundir"
+	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
@@ -23,22 +25,22 @@ import (
 // fakeRun lays out a finished run of plans/local.yaml: two workload
 // hosts' histogram files with known counts and their run results, the
 // clock probes, one node's disk benchmark.
-func fakeRun(t *testing.T) (string, *orchestrator.Plan, *orchestrator.State) {
+func fakeRun(t *testing.T) (string, *plan.Plan, *rundir.State) {
 	t.Helper()
 	dir := t.TempDir()
-	p, err := orchestrator.LoadPlan("../../plans/local.yaml")
+	p, err := plan.LoadPlan("../../plans/local.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	stages, err := orchestrator.Compile(p, orchestrator.Options{DriverPath: "/opt/benchrig"})
+	compiled, err := stages.Compile(p, stages.Options{DriverPath: "/opt/benchrig"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
-	st := orchestrator.NewState(filepath.Join(dir, "state.json"), "plans/local.yaml", "sum", orchestrator.StateOptions{}, stages, t0)
+	st := rundir.NewState(filepath.Join(dir, "state.json"), "plans/local.yaml", "sum", rundir.StateOptions{}, compiled, t0)
 	for i := range st.Stages {
 		s, f := t0.Add(time.Duration(i)*time.Minute), t0.Add(time.Duration(i)*time.Minute+30*time.Second)
-		st.Stages[i].Status, st.Stages[i].Started, st.Stages[i].Finished = orchestrator.Done, &s, &f
+		st.Stages[i].Status, st.Stages[i].Started, st.Stages[i].Finished = rundir.Done, &s, &f
 	}
 	// Host k records, every second for 60 s, 1+k New-Orders of 20 ms and
 	// as many Payments of 5 ms: 60*(1+2)=180 New-Orders in all.
@@ -257,22 +259,22 @@ func TestReportWithoutResults(t *testing.T) {
 // statistics, the sweep plot and the largest passing value.
 func TestReportSweep(t *testing.T) {
 	dir := t.TempDir()
-	plan, err := os.ReadFile("../../plans/local.yaml")
+	planText, err := os.ReadFile("../../plans/local.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(plan), "  duration: 1m\n", "  duration: 1m\n  wait: \"false\"\n  repeat: 2\n  sweep: {flag: workers, values: [1, 2, 4]}\n", 1)
-	p, err := orchestrator.ParsePlan("../../plans/local.yaml", []byte(text))
+	text := strings.Replace(string(planText), "  duration: 1m\n", "  duration: 1m\n  wait: \"false\"\n  repeat: 2\n  sweep: {flag: workers, values: [1, 2, 4]}\n", 1)
+	p, err := plan.ParsePlan("../../plans/local.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	stages, _ := orchestrator.Compile(p, orchestrator.Options{DriverPath: "/opt/benchrig"})
-	st := orchestrator.NewState(filepath.Join(dir, "state.json"), "plans/local.yaml", "sum", orchestrator.StateOptions{}, stages, time.Now())
+	compiled, _ := stages.Compile(p, stages.Options{DriverPath: "/opt/benchrig"})
+	st := rundir.NewState(filepath.Join(dir, "state.json"), "plans/local.yaml", "sum", rundir.StateOptions{}, compiled, time.Now())
 	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	// New-Orders per host per second: value 1 → 1 (tpmC 120, 476 %),
 	// value 2 → 2 + repeat (pass), value 4 → 0 New-Orders in repeat 2
 	// (efficiency 0: fails).
-	perSec := func(rd orchestrator.Round) int {
+	perSec := func(rd plan.Round) int {
 		switch rd.Value {
 		case 1:
 			return 1
@@ -296,7 +298,7 @@ func TestReportSweep(t *testing.T) {
 					_ = enc.Encode(histogram.Tick{Name: op, Hist: histogram.Export(hist), Elapsed: time.Second, Now: t0.Add(time.Duration(s) * time.Second)})
 				}
 			}
-			write(t, filepath.Join(dir, "results", h.Name, orchestrator.HistogramFile(p, i, rd)), b.String())
+			write(t, filepath.Join(dir, "results", h.Name, plan.HistogramFile(p, i, rd)), b.String())
 		}
 	}
 	if _, err := Write(dir, p, st, "test"); err != nil {

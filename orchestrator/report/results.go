@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/orchestrator"
+	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/tpcc"
 )
@@ -171,7 +171,7 @@ func (r *Report) readClock(runDir string) {
 
 // readDisks takes each host's preflight disk benchmark, where preflight
 // left one.
-func (r *Report) readDisks(runDir string, p *orchestrator.Plan) {
+func (r *Report) readDisks(runDir string, p *plan.Plan) {
 	var names []string
 	for _, h := range p.Nodes {
 		names = append(names, h.Name)

@@ -1,0 +1,100 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/orchestrator/stages"
+	"github.com/benchrig/benchrig/remote"
+)
+
+// planExecutor sends plan hosts to SSH and LocalHost to this machine,
+// where "benchrig" is this executable and relative paths are the run
+// directory's.
+type planExecutor struct {
+	ssh    *remote.SSH
+	local  *remote.Local
+	self   string
+	runDir string
+}
+
+func newPlanExecutor(p *plan.Plan, runDir string, live io.Writer, o Options) (*planExecutor, func(), error) {
+	targets, err := p.Targets("all")
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := p.RemoteConfig()
+	cfg.Output = live
+	if o.Connect.KnownHosts != "" {
+		cfg.KnownHostsFiles = []string{o.Connect.KnownHosts}
+	}
+	if o.Connect.Identity != "" {
+		cfg.IdentityFiles = append(cfg.IdentityFiles, o.Connect.Identity)
+	}
+	if o.Connect.AcceptNewHostKeys {
+		cfg.HostKeyPolicy = remote.HostKeysAcceptNew
+	}
+	cfg.Progress = o.Connect.Progress
+	s, err := remote.NewSSH(targets, cfg)
+	if err != nil {
+		return nil, nil, &ConnectError{err}
+	}
+	for _, w := range s.Warnings() {
+		fmt.Fprintf(o.ErrOut, "benchrig: warning: %s\n", w)
+	}
+	self, _ := os.Executable()
+	abs, _ := filepath.Abs(runDir)
+	e := &planExecutor{
+		ssh:    s,
+		local:  remote.NewLocal(remote.LocalConfig{Output: live, Hosts: []string{stages.LocalHost}}),
+		self:   self,
+		runDir: abs,
+	}
+	return e, func() { s.Close() }, nil
+}
+
+func (e *planExecutor) Run(ctx context.Context, host string, c remote.Cmd) (remote.Result, error) {
+	if host != stages.LocalHost {
+		return e.ssh.Run(ctx, host, c)
+	}
+	if len(c.Args) > 0 && c.Args[0] == "benchrig" {
+		c.Args = append([]string{e.self}, c.Args[1:]...)
+	}
+	if c.Dir == "" {
+		c.Dir = e.runDir
+	}
+	return e.local.Run(ctx, host, c)
+}
+
+func (e *planExecutor) Put(ctx context.Context, host string, t remote.Transfer) error {
+	return e.ssh.Put(ctx, host, e.inRunDir(t))
+}
+
+func (e *planExecutor) Get(ctx context.Context, host string, t remote.Transfer) error {
+	return e.ssh.Get(ctx, host, e.inRunDir(t))
+}
+
+func (e *planExecutor) inRunDir(t remote.Transfer) remote.Transfer {
+	if !filepath.IsAbs(t.Local) {
+		t.Local = filepath.Join(e.runDir, t.Local)
+	}
+	return t
+}
+
+// syncWriter serializes writes: the console and the hosts' live output
+// share the terminal and output.log.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}

@@ -1,0 +1,205 @@
+package orchestrator
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/orchestrator/report"
+	"github.com/benchrig/benchrig/orchestrator/rundir"
+	"github.com/benchrig/benchrig/orchestrator/runner"
+	"github.com/benchrig/benchrig/orchestrator/stages"
+	"github.com/benchrig/benchrig/remote"
+)
+
+// Options say how to run a plan.
+type Options struct {
+	// Out gets the console; ErrOut warnings and the resume hint.
+	Out, ErrOut io.Writer
+	// DryRun lists what would be sent to every host and contacts nothing.
+	DryRun bool
+	// Only, From and Until select stages; SkipPreflight leaves preflight
+	// out; DriverPath is the benchrig binary for workload hosts (default:
+	// this executable).
+	Only          []string
+	From, Until   string
+	SkipPreflight bool
+	DriverPath    string
+	// StartLead is how far ahead the common start instant is set.
+	StartLead time.Duration
+	// RunsDir is where run directories are made.
+	RunsDir string
+	// Connect are the SSH options of the command line.
+	Connect Connect
+	// Version is written into the report.
+	Version string
+	// Force lets a resume go on though the run's plan copy or its
+	// compiled steps changed since they ran.
+	Force bool
+}
+
+// Connect holds the command line's SSH options, over the plan's.
+type Connect struct {
+	KnownHosts        string
+	Identity          string
+	AcceptNewHostKeys bool
+	// Progress, if set, gets transfer progress bars (a terminal).
+	Progress io.Writer
+}
+
+// LoadPlan reads, normalizes and validates a plan file; a problem in it is
+// a *PlanError.
+func LoadPlan(file string) (*plan.Plan, error) { return plan.LoadPlan(file) }
+
+// Show writes a plan's expanded topology.
+func Show(w io.Writer, p *plan.Plan) error { return stages.Show(w, p) }
+
+// Run compiles the plan file and runs it in a new run directory, or with
+// DryRun lists it.
+func Run(ctx context.Context, file string, o Options) error {
+	p, err := plan.LoadPlan(file)
+	if err != nil {
+		return err
+	}
+	copt := stages.Options{Only: o.Only, From: o.From, Until: o.Until, DriverPath: o.DriverPath, SkipPreflight: o.SkipPreflight}
+	list, err := stages.Compile(p, copt)
+	if err != nil {
+		return &UsageError{err}
+	}
+	if o.DryRun {
+		fmt.Fprintf(o.Out, "dry run of plan %s (%s): nothing is contacted; each line is what would be sent to that host\n", p.Name, file)
+		r := &runner.Runner{
+			Exec:      remote.NewRecorder(),
+			Observers: []runner.Observer{&runner.Console{W: o.Out, Listing: true}},
+			Limit:     p.SSH.Concurrency,
+			StartLead: o.StartLead,
+			Sleep:     func(context.Context, time.Duration) error { return nil },
+		}
+		return r.Run(ctx, list)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	runDir, release, err := rundir.Create(o.RunsDir, p.Name, data, time.Now(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	defer release()
+	sum := sha256.Sum256(data)
+	absPlan, _ := filepath.Abs(file)
+	sopt := rundir.StateOptions{Only: copt.Only, From: copt.From, Until: copt.Until, DriverPath: driverPath(o.DriverPath), SkipPreflight: o.SkipPreflight}
+	st := rundir.NewState(filepath.Join(runDir, rundir.StateFile), absPlan, hex.EncodeToString(sum[:]), sopt, list, time.Now())
+	if err := st.Save(); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "run directory: %s\n", runDir)
+	return execute(ctx, runDir, p, list, st, o)
+}
+
+// driverPath is the benchrig binary for workload hosts, made absolute so
+// that a resume from another directory finds it.
+func driverPath(flag string) string {
+	if flag == "" {
+		flag, _ = os.Executable()
+	}
+	abs, err := filepath.Abs(flag)
+	if err != nil {
+		return flag
+	}
+	return abs
+}
+
+// loadRunPlan loads the run's copy of its plan, resolving relative paths
+// against the directory of the original.
+func loadRunPlan(runDir string, st *rundir.State) (*plan.Plan, error) {
+	data, err := os.ReadFile(filepath.Join(runDir, rundir.PlanFile))
+	if err != nil {
+		return nil, err
+	}
+	return plan.ParsePlan(filepath.Join(filepath.Dir(st.Plan), rundir.PlanFile), data)
+}
+
+// execute runs stages for real with the run directory's state, logs and
+// console, then writes the report (also after a failure: it shows how far
+// the run got; a resume rewrites it). The caller holds the run
+// directory's lock.
+func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Stage, st *rundir.State, o Options) error {
+	outLog, err := os.OpenFile(filepath.Join(runDir, rundir.OutputLog), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer outLog.Close()
+	journal, err := os.OpenFile(filepath.Join(runDir, rundir.StepsLog), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer journal.Close()
+	live := &syncWriter{w: io.MultiWriter(o.Out, outLog)}
+	ex, closeEx, err := newPlanExecutor(p, runDir, live, o)
+	if err != nil {
+		return err
+	}
+	defer closeEx()
+	r := &runner.Runner{
+		Exec: ex,
+		Observers: []runner.Observer{
+			&rundir.Journal{W: journal},
+			&rundir.Logs{Dir: filepath.Join(runDir, rundir.LogsDir)},
+			&clockProbes{path: filepath.Join(runDir, report.ClockFile)},
+			st,
+			&runner.Console{W: live},
+		},
+		Limit:     p.SSH.Concurrency,
+		StartLead: o.StartLead,
+		Progress:  st,
+		JobTag:    filepath.Base(runDir),
+	}
+	err = r.Run(ctx, list)
+	md, rerr := report.Write(runDir, p, st, o.Version)
+	if rerr != nil {
+		fmt.Fprintf(o.ErrOut, "benchrig: report: %v\n", rerr)
+	}
+	if err != nil {
+		fmt.Fprintf(o.ErrOut, "benchrig: the run stopped; finish it with: benchrig resume %s\n", runDir)
+		return err
+	}
+	fmt.Fprintf(o.Out, "run complete: %s\n", runDir)
+	if rerr == nil {
+		fmt.Fprintf(o.Out, "report: %s\n", md)
+	}
+	return nil
+}
+
+// Status writes the stage × host progress of the run in runDir.
+func Status(w io.Writer, runDir string, perHost bool) error {
+	st, err := rundir.Open(runDir)
+	if err != nil {
+		return err
+	}
+	return rundir.PrintStatus(w, st, perHost)
+}
+
+// Report writes the report of the run in runDir again and returns the
+// markdown file's path.
+func Report(runDir, version string) (string, error) {
+	st, err := rundir.Open(runDir)
+	if err != nil {
+		return "", err
+	}
+	p, err := loadRunPlan(runDir, st)
+	if err != nil {
+		return "", err
+	}
+	return report.Write(runDir, p, st, version)
+}
+
+// Runs lists the run directories under runsDir, newest first.
+func Runs(runsDir string) ([]rundir.Run, error) { return rundir.List(runsDir) }

@@ -1,0 +1,202 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+)
+
+// validateTPCC checks tpcc:; hostsOK says the hosts expanded cleanly, so
+// that their racks can be compared with the partitions.
+func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
+	t := &p.TPCC
+	// W is what the checks below compare against: 0 when out of bounds.
+	W := t.Warehouses
+	if t.Warehouses <= 0 {
+		ps.at(p.nodeOr(&t.Warehouses), "tpcc.warehouses: want a positive number of warehouses")
+	} else if !checkRange(ps, p.node(&t.Warehouses), "tpcc.warehouses", t.Warehouses, 1, maxWarehouses) {
+		W = 0
+	}
+	for _, f := range []struct {
+		v    *int
+		name string
+		hi   int
+	}{
+		{&t.Workers, "workers", maxWorkers}, {&t.Conns, "conns", maxConcurrency},
+		{&t.LoadConcurrency, "load_concurrency", maxConcurrency}, {&t.Ulimit, "ulimit", maxUlimit},
+	} {
+		checkRange(ps, p.nodeOr(f.v), "tpcc."+f.name, *f.v, 0, f.hi)
+	}
+	for _, f := range []struct {
+		d    *Duration
+		name string
+	}{
+		{&t.Ramp, "ramp"}, {&t.Duration, "duration"}, {&t.AllocateRamp, "allocate_ramp"}, {&t.PartitionRun, "partition_run"},
+	} {
+		checkDuration(ps, p.nodeOr(f.d), "tpcc."+f.name, *f.d, maxDuration)
+	}
+	if t.ActiveWarehouses != 0 && (t.ActiveWarehouses < 0 || t.ActiveWarehouses > W) {
+		ps.at(p.node(&t.ActiveWarehouses), "tpcc.active_warehouses: %d is outside 1..%d", t.ActiveWarehouses, W)
+	}
+	if t.Partitions < 0 {
+		ps.at(p.node(&t.Partitions), "tpcc.partitions: must not be negative")
+	}
+	if t.Partitions > W && W > 0 {
+		ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions for %d warehouses (need warehouses >= partitions)", t.Partitions, W)
+	}
+	if t.Partitions > maxPartitions {
+		ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions; at most %d", t.Partitions, maxPartitions)
+	}
+	if racks := p.Racks(); t.Partitions > 0 && p.Flavor == Cockroach && hostsOK {
+		switch {
+		case racks == 0:
+			ps.at(p.node(&t.Partitions), "tpcc.partitions: partitions are pinned to racks, but no node has a rack")
+		case t.Partitions != racks:
+			ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions for %d racks; partition i is pinned to rack i, so they must match", t.Partitions, racks)
+		}
+	}
+	if t.Wait != "" {
+		if _, err := strconv.ParseFloat(t.Wait, 64); err != nil && t.Wait != "true" && t.Wait != "false" {
+			ps.at(p.node(&t.Wait), "tpcc.wait: want true, false or a factor such as 0.5, got %q", t.Wait)
+		}
+	}
+	if !planName.MatchString(t.Database) {
+		ps.at(p.node(&t.Database), "tpcc.database: %q is not a plain database name", t.Database)
+	}
+	if !histName.MatchString(t.Histograms) {
+		ps.at(p.node(&t.Histograms), "tpcc.histograms: want a file name with {n} for the host number, e.g. workload{n}.histogram.ndjson")
+	}
+	if t.Repeat < 0 || t.Repeat > 100 {
+		ps.at(p.node(&t.Repeat), "tpcc.repeat: want 1..100 runs, got %d", t.Repeat)
+	}
+	if sw := t.Sweep; sw != nil {
+		switch sw.Flag {
+		case "workers":
+			if t.Wait != "false" && t.Wait != "0" {
+				ps.at(p.node(&sw.Flag), "tpcc.sweep: workers are swept in no-wait mode; set tpcc.wait: \"false\"")
+			}
+		case "active-warehouses":
+		default:
+			ps.at(p.nodeOr(&sw.Flag), "tpcc.sweep.flag: want workers or active-warehouses, got %q", sw.Flag)
+		}
+		if len(sw.Values) == 0 {
+			ps.at(p.nodeOr(sw), "tpcc.sweep.values: list the values to run")
+		}
+		if len(sw.Values) > maxSweep {
+			ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d values; at most %d", len(sw.Values), maxSweep)
+		}
+		seen := map[int]bool{}
+		for _, v := range sw.Values {
+			switch {
+			case v <= 0:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is not positive", v)
+			case seen[v]:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is listed twice", v)
+			case sw.Flag == "active-warehouses" && v > W:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d active warehouses of %d", v, W)
+			case v > maxWorkers:
+				ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d is above %d", v, maxWorkers)
+			}
+			seen[v] = true
+		}
+	}
+	if sr := t.Search; sr != nil {
+		switch {
+		case t.Sweep != nil || t.Repeat > 1:
+			ps.at(p.nodeOr(sr), "tpcc.search: a search is its own series of runs; drop sweep and repeat")
+		case sr.Min < 1 || sr.Max > W || sr.Min > sr.Max:
+			ps.at(p.nodeOr(sr), "tpcc.search: want 1 <= min <= max <= warehouses (%d), got %d..%d", W, sr.Min, sr.Max)
+		case sr.Resolution < 0 || sr.Resolution > W:
+			ps.at(p.node(&sr.Resolution), "tpcc.search.resolution: want 0..warehouses (%d), got %d", W, sr.Resolution)
+		}
+	}
+	// Each round is a step per workload host: keep the compiled plan to
+	// a size a dry run can list.
+	rounds := max(1, t.Repeat)
+	if t.Sweep != nil {
+		rounds *= max(1, len(t.Sweep.Values))
+	}
+	if steps := rounds * len(p.Workload); steps > maxRoundSteps {
+		ps.at(p.nodeOr(t), "tpcc: %d measured runs on %d workload hosts make %d run steps; at most %d", rounds, len(p.Workload), steps, maxRoundSteps)
+	}
+}
+
+// validateCRUD checks crud: and that the stages fit.
+func validateCRUD(ps *problems, p *Plan) {
+	c := &p.CRUD
+	// The bounds keep hosts × goroutines × records (the key offsets) far
+	// from overflowing.
+	for _, f := range []struct {
+		v    *int
+		name string
+		hi   int
+	}{{&c.Goroutines, "goroutines", 100_000}, {&c.Records, "records", 100_000_000}, {&c.SelectRepeat, "select_repeat", 1_000_000}, {&c.ManyRepeat, "many_repeat", 1_000_000}} {
+		switch {
+		case *f.v < 0:
+			ps.at(p.node(f.v), "crud.%s: must be positive", f.name)
+		case *f.v > f.hi:
+			ps.at(p.node(f.v), "crud.%s: %d is above %d", f.name, *f.v, f.hi)
+		}
+	}
+	if !settingName.MatchString(c.Table) {
+		ps.at(p.node(&c.Table), "crud.table: %q is not a plain table name", c.Table)
+	}
+	for i, s := range p.Stages {
+		switch s {
+		case "import", "partition", "allocate":
+			ps.at(seqItem(p.nodeOr(&p.Stages), i), "stages: %s is a TPC-C stage; benchmark: crud runs preflight, install, start, init, configure, swap, run, collect, merge", s)
+		}
+	}
+}
+
+// checkPartitions: every partition (assigned by Normalize, or pinned in
+// the plan) is driven by exactly one workload host.
+func checkPartitions(ps *problems, p *Plan) {
+	P := p.TPCC.Partitions
+	if P != 0 && (P < 0 || P > maxPartitions || P > max(p.TPCC.Warehouses, 1)) {
+		return // reported by validateTPCC
+	}
+	if P != 0 && (P < 0 || P > maxPartitions || P > max(p.TPCC.Warehouses, 1)) {
+		return // reported by validateTPCC
+	}
+	if P == 0 || len(p.Workload) == 0 {
+		for i := range p.Workload {
+			if p.Workload[i].Pinned {
+				ps.at(p.node(&p.Workload[i].spec.Partitions), "workload host %s: partitions given but tpcc.partitions is not set", p.Workload[i].Name)
+			}
+		}
+		return
+	}
+	owner := make([]string, P)
+	pinned := false
+	for _, h := range p.Workload {
+		pinned = pinned || h.Pinned
+	}
+	for i := range p.Workload {
+		h := &p.Workload[i]
+		for _, part := range h.Partitions {
+			at := p.node(&h.spec.Partitions)
+			switch {
+			case part < 0 || part >= P:
+				ps.at(at, "workload host %s: partition %d is outside 0..%d", h.Name, part, P-1)
+			case owner[part] != "":
+				ps.at(at, "workload host %s: partition %d is also assigned to %s", h.Name, part, owner[part])
+			default:
+				owner[part] = h.Name
+			}
+		}
+	}
+	var missing []string
+	for part, o := range owner {
+		if o == "" {
+			missing = append(missing, strconv.Itoa(part))
+		}
+	}
+	if len(missing) > 0 {
+		ps.at(p.nodeOr(&p.WorkGroups), "workload: partition%s %s assigned to no workload host", map[bool]string{true: "s", false: ""}[len(missing) > 1], strings.Join(missing, ", ")+map[bool]string{true: " are", false: " is"}[len(missing) > 1])
+	}
+	for _, h := range p.Workload {
+		if len(h.Partitions) == 0 && pinned {
+			ps.at(p.node(&h.spec.Name), "workload host %s: drives no partition", h.Name)
+		}
+	}
+}

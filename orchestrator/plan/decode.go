@@ -1,0 +1,458 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Pos is a place in a plan file.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Problem is one thing wrong with a plan, at a place in its file.
+type Problem struct {
+	Pos Pos
+	Msg string
+}
+
+func (p Problem) String() string { return p.Pos.String() + ": " + p.Msg }
+
+// PlanError lists every problem found in a plan, in file order. The
+// decoder and the validator collect all of them instead of stopping at
+// the first, so one edit-and-retry cycle fixes a plan.
+type PlanError struct {
+	File     string
+	Problems []Problem
+}
+
+func (e *PlanError) Error() string {
+	var b strings.Builder
+	if len(e.Problems) == 1 {
+		b.WriteString("invalid plan: ")
+	} else {
+		fmt.Fprintf(&b, "invalid plan (%d problems):", len(e.Problems))
+	}
+	for i, p := range e.Problems {
+		if len(e.Problems) > 1 || i > 0 {
+			b.WriteString("\n  ")
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// problems gathers Problems; positions come from the YAML nodes.
+type problems struct {
+	file string
+	list []Problem
+	// aliasVisits counts the YAML nodes decodeStrict has entered through
+	// an alias: a small file can stand for a huge tree that way (a list
+	// of a thousand aliases of a list of a thousand numbers), which is
+	// refused past maxAliasVisits. What is written out is bounded by
+	// MaxPlanSize already.
+	aliasVisits int
+	aliasDepth  int
+	tooBig      bool
+}
+
+// maxAliasVisits bounds what aliases may add to a plan: shared host
+// settings or lists, not a second plan's worth.
+const maxAliasVisits = 100_000
+
+// overBudget counts n more nodes decoded through an alias and says
+// (once, at at) when the budget is spent.
+func (ps *problems) overBudget(at *yaml.Node, where string, n int) bool {
+	if ps.aliasDepth == 0 {
+		return false
+	}
+	if ps.aliasVisits += n; ps.aliasVisits <= maxAliasVisits {
+		return false
+	}
+	if !ps.tooBig {
+		ps.tooBig = true
+		ps.at(at, "%s: aliases expand the plan by more than %d values", where, maxAliasVisits)
+	}
+	return true
+}
+
+func (ps *problems) at(n *yaml.Node, format string, args ...any) {
+	pos := Pos{File: ps.file}
+	if n != nil {
+		pos.Line, pos.Col = n.Line, n.Column
+	}
+	ps.list = append(ps.list, Problem{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (ps *problems) err() error {
+	if len(ps.list) == 0 {
+		return nil
+	}
+	// A value that failed to decode is left zero; what validation then
+	// says about the same place adds nothing.
+	seen := map[Problem]bool{}
+	kept := ps.list[:0]
+	for _, p := range ps.list {
+		if !seen[p] {
+			seen[p] = true
+			kept = append(kept, p)
+		}
+	}
+	ps.list = kept
+	sort.SliceStable(ps.list, func(i, j int) bool {
+		a, b := ps.list[i].Pos, ps.list[j].Pos
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	return &PlanError{File: ps.file, Problems: ps.list}
+}
+
+// Duration is a time.Duration written as "30m", "1ms", "1h30m" in YAML.
+type Duration time.Duration
+
+// Std returns the value as a time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
+
+// String is the recipe's way of writing the duration ("30m", "1ms").
+func (d Duration) String() string { return FormatDuration(time.Duration(d)) }
+
+// FormatDuration writes d the way the recipes do: "30m", not "30m0s".
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// nodeOf keeps the YAML node of every decoded field by its path in the
+// plan ("tpcc.warehouses", "nodes[0].name"), so that the validator can
+// point at the line a semantic problem comes from. Paths, not addresses:
+// Normalize returns a new plan, and its fields must find their lines too.
+type nodeOf map[string]*yaml.Node
+
+// fieldPaths maps the address of every field of one plan value (as a
+// typed pointer, so a struct and its first field differ) to its path.
+type fieldPaths map[any]string
+
+// indexFields records the path of every field under v, named as
+// decodeStrict names them.
+func indexFields(v reflect.Value, path string, out fieldPaths) {
+	if v.Kind() == reflect.Pointer {
+		if !v.IsNil() {
+			indexFields(v.Elem(), path, out)
+		}
+		return
+	}
+	if v.CanAddr() {
+		out[v.Addr().Interface()] = path
+	}
+	if v.Type() == nodeType || v.Type() == durationType {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+			if name != "" && name != "-" {
+				indexFields(v.Field(i), join(path, name), out)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			indexFields(v.Index(i), fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	}
+}
+
+var (
+	durationType = reflect.TypeOf(Duration(0))
+	nodeType     = reflect.TypeOf(yaml.Node{})
+)
+
+// decodeStrict fills v (a pointer) from n like yaml.v3 would, but rejects
+// unknown fields and reports every problem with its position instead of
+// stopping at the first. Field names come from `yaml:"name"` tags.
+func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos nodeOf) {
+	if n.Kind == yaml.DocumentNode {
+		if len(n.Content) == 0 {
+			ps.at(n, "the plan is empty")
+			return
+		}
+		n = n.Content[0]
+	}
+	if n.Kind == yaml.AliasNode {
+		at := n
+		n = n.Alias
+		if n == nil {
+			return
+		}
+		ps.aliasDepth++
+		defer func() { ps.aliasDepth-- }()
+		if ps.overBudget(at, where, 1) {
+			return
+		}
+	}
+	if ps.tooBig {
+		return
+	}
+	if (n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode) && ps.overBudget(n, where, len(n.Content)) {
+		return
+	}
+	if v.Kind() == reflect.Pointer {
+		if n.Tag == "!!null" {
+			return
+		}
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		decodeStrict(ps, n, v.Elem(), where, pos)
+		return
+	}
+	if pos != nil {
+		pos[where] = n
+	}
+	if v.Type() == nodeType {
+		v.Set(reflect.ValueOf(*n))
+		return
+	}
+	if v.Type() == durationType {
+		var s string
+		if n.Kind != yaml.ScalarNode || n.Decode(&s) != nil {
+			ps.at(n, "%s: want a duration such as 30m or 1ms", where)
+			return
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			ps.at(n, "%s: %q is not a duration (want e.g. 90s, 30m, 1h, 1ms)", where, s)
+			return
+		}
+		if d < 0 {
+			ps.at(n, "%s: duration %s is negative", where, s)
+			return
+		}
+		v.SetInt(int64(d))
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			ps.at(n, "%s: want a mapping, got %s", where, kindName(n))
+			return
+		}
+		fields := map[string]int{}
+		var known []string
+		for i := 0; i < v.NumField(); i++ {
+			tag := v.Type().Field(i).Tag.Get("yaml")
+			name, _, _ := strings.Cut(tag, ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			fields[name] = i
+			known = append(known, name)
+		}
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			idx, ok := fields[k.Value]
+			if !ok {
+				in := where
+				if in == "" {
+					in = "plan"
+				}
+				ps.at(k, "%s: unknown field %q%s", in, k.Value, suggest(k.Value, known))
+				continue
+			}
+			if seen[k.Value] {
+				ps.at(k, "%s: field %q given twice", where, k.Value)
+				continue
+			}
+			seen[k.Value] = true
+			decodeStrict(ps, val, v.Field(idx), join(where, k.Value), pos)
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			ps.at(n, "%s: want a list, got %s", where, kindName(n))
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, item := range n.Content {
+			decodeStrict(ps, item, s.Index(i), fmt.Sprintf("%s[%d]", where, i), pos)
+		}
+		v.Set(s)
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			ps.at(n, "%s: want a mapping, got %s", where, kindName(n))
+			return
+		}
+		m := reflect.MakeMap(v.Type())
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := reflect.New(v.Type().Key()).Elem()
+			decodeStrict(ps, n.Content[i], k, where, nil)
+			val := reflect.New(v.Type().Elem()).Elem()
+			decodeStrict(ps, n.Content[i+1], val, join(where, n.Content[i].Value), pos)
+			m.SetMapIndex(k, val)
+		}
+		v.Set(m)
+	default:
+		if n.Kind != yaml.ScalarNode {
+			ps.at(n, "%s: want a %s, got %s", where, scalarName(v.Kind()), kindName(n))
+			return
+		}
+		if v.Kind() == reflect.Bool {
+			// YAML 1.1 "yes"/"on" are strings in yaml.v3; say so plainly.
+			b, err := strconv.ParseBool(n.Value)
+			if err != nil || n.Tag != "!!bool" {
+				ps.at(n, "%s: want true or false, got %q", where, n.Value)
+				return
+			}
+			v.SetBool(b)
+			return
+		}
+		switch v.Kind() {
+		case reflect.String:
+			if n.Tag != "!!str" && n.Tag != "!!int" && n.Tag != "!!float" {
+				ps.at(n, "%s: want a string, got %s", where, kindName(n))
+				return
+			}
+			if msg := badText(n.Value, where == "description"); msg != "" {
+				ps.at(n, "%s: %s", where, msg)
+				return
+			}
+		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
+			// yaml.v3 would truncate 2.5 to 2; a count is a whole number.
+			if n.Tag != "!!int" {
+				ps.at(n, "%s: want a whole number, got %s", where, kindName(n))
+				return
+			}
+		case reflect.Float64, reflect.Float32:
+			if n.Tag != "!!int" && n.Tag != "!!float" {
+				ps.at(n, "%s: want a number, got %s", where, kindName(n))
+				return
+			}
+		}
+		if err := n.Decode(v.Addr().Interface()); err != nil {
+			ps.at(n, "%s: want a %s, got %q", where, scalarName(v.Kind()), n.Value)
+			return
+		}
+		if v.Kind() == reflect.Float64 || v.Kind() == reflect.Float32 {
+			if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+				ps.at(n, "%s: want a finite number, got %q", where, n.Value)
+				v.SetFloat(0)
+			}
+		}
+	}
+}
+
+// badText says what is wrong with a string value that no field may hold:
+// invalid UTF-8 and control characters (a NUL ends a C string, an escape
+// sequence rewrites the terminal a dry run is printed on, a newline
+// starts a new line of a conf file). Only free text (the description)
+// may span lines.
+func badText(s string, multiline bool) string {
+	if !utf8.ValidString(s) {
+		return "not valid UTF-8"
+	}
+	for _, r := range s {
+		if r == '\n' || r == '\t' {
+			if multiline {
+				continue
+			}
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+			return fmt.Sprintf("control character %U is not allowed", r)
+		}
+	}
+	return ""
+}
+
+func join(where, field string) string {
+	if where == "" {
+		return field
+	}
+	return where + "." + field
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing (null)"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "something else"
+}
+
+func scalarName(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
+		return "whole number"
+	case reflect.Float64, reflect.Float32:
+		return "number"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return k.String()
+}
+
+// suggest names the closest known field, for typos.
+func suggest(got string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(got, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return " (known: " + strings.Join(known, ", ") + ")"
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,78 @@
+package plan
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestExpandPattern(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+		n    int // when want is nil: the number of values
+		err  string
+	}{
+		// A plain value stands for itself.
+		{in: "crdb1", want: []string{"crdb1"}},
+		// The lower bound's width is kept (pdsh/Slurm host lists).
+		{in: "node[08-11]", want: []string{"node08", "node09", "node10", "node11"}},
+		{in: "10.0.1.[9-11]", want: []string{"10.0.1.9", "10.0.1.10", "10.0.1.11"}},
+		// Lists and ranges mix; groups multiply left to right.
+		{in: "r[1,3-4]", want: []string{"r1", "r3", "r4"}},
+		{in: "z[1-2]-n[1-2]", want: []string{"z1-n1", "z1-n2", "z2-n1", "z2-n2"}},
+		{in: "[0-2]", want: []string{"0", "1", "2"}},
+		{in: "n[1-", err: "without ']'"},
+		{in: "n]", err: "without '['"},
+		{in: "n[a-b]", err: "not a number"},
+		{in: "n[5-1]", err: "backwards"},
+		{in: "n[1-9999999]", err: "more than 10000"},
+		{in: "n[0-9999]x[0-9999]", err: "more than 10000"},
+		{in: "n[0-99]x[0-99]", n: 10000},
+	} {
+		got, err := expandPattern(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: want error %q, got %v %v", tt.in, tt.err, got, err)
+			}
+			continue
+		}
+		if tt.n > 0 {
+			if err != nil || len(got) != tt.n {
+				t.Errorf("%q: %d values, %v; want %d", tt.in, len(got), err, tt.n)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%q = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// TestPartitionAffinity: the 100k recipe's five sets, from p mod 5.
+func TestPartitionAffinity(t *testing.T) {
+	withLicense(t)
+	p, err := LoadPlan("../../plans/tpcc-100k.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"[0 5 10 15 20 25]", "[1 6 11 16 21 26]", "[2 7 12 17 22]", "[3 8 13 18 23]", "[4 9 14 19 24]"}
+	for i, h := range p.Workload {
+		if got := fmt.Sprint(h.Partitions); got != want[i] {
+			t.Errorf("%s: partitions %s, want %s", h.Name, got, want[i])
+		}
+	}
+	racks := map[int]int{}
+	for _, n := range p.Nodes {
+		racks[n.Rack]++
+	}
+	if len(racks) != 27 {
+		t.Errorf("%d racks, want 27", len(racks))
+	}
+	for r, n := range racks {
+		if n != 3 {
+			t.Errorf("rack %d has %d nodes, want 3", r, n)
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/orchestrator/stages"
+	"github.com/benchrig/benchrig/remote"
+)
+
+func (r *Runner) job(ctx context.Context, idx int, s stages.Step) (remote.Result, error) {
+	name := s.JobName
+	if r.JobTag != "" {
+		name += "." + r.JobTag
+		if r.Progress != nil {
+			if a := r.Progress.Attempt(idx, s.Host); a > 0 {
+				name += fmt.Sprintf(".a%d", a)
+			}
+		}
+	}
+	j := remote.Job{Host: s.Host, Dir: s.JobDir, Name: name}
+	res := remote.Result{Host: s.Host}
+	var st remote.JobStatus
+	var err error
+	if je, ok := r.Exec.(JobExecutor); ok {
+		if err := je.StartJob(ctx, j, s.Cmd); err != nil {
+			return res, err
+		}
+		st, err = je.WaitJob(ctx, j)
+	} else {
+		st, err = r.driveJob(ctx, j, s)
+	}
+	if err != nil {
+		return res, err
+	}
+	res.ExitCode = st.ExitCode
+	if _, native := r.Exec.(JobExecutor); !native {
+		// The job's own log becomes the step's output, for the host's
+		// stage log and the report (audit checks, start delay).
+		if out, err := j.Tail(ctx, r.Exec, jobLogLines); err == nil {
+			res.Stdout = []byte(out)
+		}
+	}
+	if st.ExitCode != 0 {
+		return res, &remote.ExitError{Host: s.Host, Cmd: remote.ShellJoin(s.Cmd), Code: st.ExitCode, StderrTail: lastLines(string(res.Stdout), 20)}
+	}
+	return res, nil
+}
+
+// jobLogLines is how much of a finished job's log is kept in the run
+// directory (a 30-minute run logs about 11,000 progress lines).
+const jobLogLines = 50000
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (r *Runner) driveJob(ctx context.Context, j remote.Job, s stages.Step) (remote.JobStatus, error) {
+	st, err := j.Status(ctx, r.Exec)
+	if err != nil {
+		return st, err
+	}
+	switch {
+	case st.Killed():
+		// Killed, not failed (an earlier attempt's job got SIGKILL, alone
+		// or with its process group, or the host restarted): the step is
+		// unfinished, and a resume runs it again without --from. The job
+		// is idempotent by construction (loads skip loaded warehouses).
+		if st.State == remote.JobLost {
+			r.say(s.Host, fmt.Sprintf("job %s died without an exit status (killed, or the host restarted); starting it again", j.Name))
+		} else {
+			r.say(s.Host, fmt.Sprintf("job %s was killed (exit %d, SIGKILL); starting it again", j.Name, st.ExitCode))
+		}
+		if _, err := remote.StartJob(ctx, r.Exec, s.Host, j.Dir, j.Name, s.Cmd); err != nil {
+			return st, err
+		}
+	case st.State == remote.JobExited:
+		// This run's job (the name is the run's) finished while the
+		// orchestrator was away.
+		r.say(s.Host, fmt.Sprintf("job %s already finished (exit %d)", j.Name, st.ExitCode))
+		return st, nil
+	case st.State == remote.JobRunning:
+		r.say(s.Host, fmt.Sprintf("re-attaching to job %s (pid %d)", j.Name, st.Pid))
+	default:
+		if _, err := remote.StartJob(ctx, r.Exec, s.Host, j.Dir, j.Name, s.Cmd); err != nil {
+			return st, err
+		}
+	}
+	// Follow streams the job's log until the process ends; a broken
+	// connection ends it early with a TransportError (resume re-attaches).
+	if err := j.Follow(ctx, r.Exec, 1); err != nil {
+		return st, err
+	}
+	poll := r.JobPoll
+	if poll <= 0 {
+		poll = time.Second
+	}
+	st, err = j.Wait(ctx, r.Exec, poll)
+	if err != nil {
+		return st, err
+	}
+	if st.State != remote.JobExited {
+		return st, fmt.Errorf("job %s ended without an exit status (%s)", j.Name, st.State)
+	}
+	return st, nil
+}
+
+// wait polls s.Cmd until it succeeds s.Settle times in a row. A command
+// failure means "not yet"; a transport failure ends the wait.
+func (r *Runner) wait(ctx context.Context, s stages.Step) (remote.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
+	defer cancel()
+	s.Cmd.Quiet = true // a poll's output is noise on the console (it is logged)
+	ok := 0
+	for {
+		res, err := r.Exec.Run(ctx, s.Host, s.Cmd)
+		var exit *remote.ExitError
+		switch {
+		case err == nil:
+			ok++
+			if ok >= max(1, s.Settle) {
+				return res, nil
+			}
+		case errors.As(err, &exit) && ctx.Err() == nil:
+			ok = 0
+		default:
+			return res, err
+		}
+		if err := r.sleep(ctx, s.Poll); err != nil {
+			return res, fmt.Errorf("not done after %s: %w", plan.FormatDuration(s.Timeout), err)
+		}
+	}
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Runner) sleep(ctx context.Context, d time.Duration) error {
+	if r.Sleep != nil {
+		return r.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

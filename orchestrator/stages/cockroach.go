@@ -1,0 +1,264 @@
+package stages
+
+import (
+	"github.com/benchrig/benchrig/orchestrator/plan"
+
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/benchrig/benchrig/remote"
+)
+
+// cockroachFlavor emits the commands and SQL of CockroachDB's published
+// TPC-C recipes (v19.2/v20.1 documentation), with each host's values.
+type cockroachFlavor struct{ p *plan.Plan }
+
+func (f cockroachFlavor) bin() string { return f.p.Binaries.InstallPath }
+
+// sudo prefixes args with `sudo -n` when the plan asks for it.
+func (f cockroachFlavor) sudo(args ...string) []string {
+	if f.p.SSH.Sudo {
+		return append([]string{"sudo", "-n"}, args...)
+	}
+	return args
+}
+
+func (f cockroachFlavor) installNode(st *Stage, h plan.Host) {
+	b := f.p.Binaries.Database
+	if b.Path != "" && f.p.SSH.Sudo {
+		// SFTP writes as the login user; stage the file in the work
+		// directory, then install it with sudo.
+		tmp := h.Dir + "/cockroach.upload"
+		st.add(installBinary(h, b, tmp, false)...)
+		st.add(Step{Host: h.Name, Kind: Exec, What: "install cockroach",
+			Cmd: remote.Cmd{Args: f.sudo("install", "-m", "0755", "--", tmp, f.bin())}})
+		return
+	}
+	st.add(installBinary(h, b, f.bin(), f.p.SSH.Sudo)...)
+}
+
+// hostPort is the address other nodes and clients use for node h.
+func hostPort(h plan.Host) string {
+	if h.ListenSet {
+		return h.Addr + ":" + strconv.Itoa(h.SQLPort)
+	}
+	return h.Addr
+}
+
+// join is the recipes' --join list: the first three nodes.
+func (f cockroachFlavor) join() string {
+	var addrs []string
+	for _, h := range f.p.Nodes[:min(3, len(f.p.Nodes))] {
+		addrs = append(addrs, hostPort(h))
+	}
+	return strings.Join(addrs, ",")
+}
+
+// startArgs is the recipe's start command for node h.
+func (f cockroachFlavor) startArgs(h plan.Host) []string {
+	args := []string{f.bin(), "start", "--insecure"}
+	if h.Store != "" {
+		args = append(args, "--store="+h.Store)
+	}
+	if h.ListenSet {
+		// Several nodes on one machine (the 10-warehouse recipe).
+		args = append(args, "--listen-addr="+hostPort(h), "--http-addr="+h.Addr+":"+strconv.Itoa(h.HTTPPort))
+	} else {
+		args = append(args, "--advertise-addr="+h.Addr)
+	}
+	args = append(args, "--join="+f.join())
+	args = append(args, f.p.Start.Flags...)
+	if h.Rack >= 0 {
+		args = append(args, "--locality=rack="+strconv.Itoa(h.Rack))
+	}
+	return append(args, "--background")
+}
+
+// crdbStartScript starts a node unless the pid file names a live
+// process: a resumed start stage must not start a second copy. The recipe's
+// start command follows the pid file as "$@", with --pid-file added.
+const crdbStartScript = `pidf=$1; shift
+if [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then echo "already running as pid $(cat "$pidf")"; exit 0; fi
+exec "$@" --pid-file="$pidf"`
+
+// crdbStopScript runs the recipe's quit when the node runs, so a resumed
+// swap does not fail on a node it already stopped.
+const crdbStopScript = `pidf=$1; shift
+if [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then exec "$@"; fi
+echo "not running"`
+
+// crdbInitScript runs cockroach init and accepts a cluster that is
+// already initialised (a resumed init stage).
+const crdbInitScript = `out=$("$@" 2>&1); st=$?
+printf '%s\n' "$out"
+case $out in *"already been initialized"*) exit 0;; esac
+exit $st`
+
+func (f cockroachFlavor) startCmd(h plan.Host) remote.Cmd {
+	return remote.Cmd{Args: append([]string{"sh", "-c", crdbStartScript, "sh", h.Dir + "/cockroach.pid"}, f.startArgs(h)...)}
+}
+
+func (f cockroachFlavor) start(st *Stage) {
+	for _, h := range f.p.Nodes {
+		st.add(Step{Host: h.Name, Kind: Exec, What: "start node", Cmd: f.startCmd(h)})
+	}
+}
+
+// sql runs statements in the SQL shell of node h.
+func (f cockroachFlavor) sql(h plan.Host, stmts ...string) remote.Cmd {
+	args := []string{f.bin(), "sql", "--insecure", "--host=" + hostPort(h)}
+	for _, s := range stmts {
+		args = append(args, "-e", s)
+	}
+	return remote.Cmd{Args: args}
+}
+
+func (f cockroachFlavor) init(st *Stage) {
+	n := f.p.Nodes[0]
+	st.Steps = append(st.Steps,
+		Step{Host: n.Name, Kind: Exec, What: "initialise the cluster",
+			Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbInitScript, "sh", f.bin(), "init", "--insecure", "--host=" + hostPort(n)}}},
+		Step{Host: n.Name, Kind: Wait, What: "wait for SQL", Poll: 2 * time.Second, Timeout: 5 * time.Minute, Settle: 1,
+			Cmd: f.sql(n, "SELECT 1")},
+	)
+}
+
+func (f cockroachFlavor) configure(st *Stage) {
+	n := f.p.Nodes[0]
+	s := &f.p.Settings
+	var stmts []string
+	if s.ImportReplicas > 0 {
+		stmts = append(stmts, fmt.Sprintf("ALTER RANGE default CONFIGURE ZONE USING num_replicas = %d;", s.ImportReplicas))
+	}
+	for _, kv := range s.Ordered() {
+		stmts = append(stmts, fmt.Sprintf("SET CLUSTER SETTING %s = %s;", kv.Name, sqlValue(kv.Value)))
+	}
+	if l := f.p.License; l != nil {
+		stmts = append(stmts, fmt.Sprintf("SET CLUSTER SETTING cluster.organization = %s;", sqlLiteral(l.Organization)))
+	}
+	if len(stmts) > 0 {
+		st.add(Step{Host: n.Name, Kind: Exec, What: "apply cluster settings", Cmd: f.sql(n, stmts...)})
+	}
+	if l := f.p.License; l != nil {
+		// The key goes on stdin, never on a command line (visible in ps).
+		c := f.sql(n)
+		c.Stdin = "SET CLUSTER SETTING enterprise.license = " + remote.Placeholder("license") + ";\n"
+		c.Secrets = map[string]remote.Secret{"license": licenseSecret{l.Key}}
+		st.add(Step{Host: n.Name, Kind: Exec, What: "set the enterprise licence", Cmd: c})
+	}
+}
+
+// sslDisable is the recipes' ?sslmode=disable (insecure clusters).
+var sslDisable = url.Values{"sslmode": {"disable"}}
+
+// urls are the recipe's connection strings, one per node, in node order
+// (rack order), as the 100k recipe's addrs file. They name the database
+// (tpcc), which CockroachDB's workload adds itself through its --db flag.
+func (f cockroachFlavor) urls() []string {
+	var out []string
+	for _, h := range f.p.Nodes {
+		out = append(out, remote.PostgresURL("root", h.Addr, h.SQLPort, f.p.TPCC.Database, sslDisable))
+	}
+	return out
+}
+
+func (f cockroachFlavor) initFlags() []string { return nil }
+
+// runURLs gives a workload host that drives several partitions the nodes
+// of those partitions' racks, interleaved in the order of its affinity
+// list (k-th node of each rack in turn): the driver has URL j serve
+// partition affinity[j mod len(affinity)], so every partition's terminals
+// talk to the rack its data is pinned to. A rack with fewer nodes repeats
+// its own to keep the interleave exact. Other hosts get every node.
+func (f cockroachFlavor) runURLs(h plan.Host) []string {
+	all := f.urls()
+	if f.p.TPCC.Partitions == 0 || len(h.Partitions) < 2 || f.p.Racks() == 0 {
+		return all
+	}
+	byRack := map[int][]string{}
+	most := 0
+	for i, n := range f.p.Nodes {
+		byRack[n.Rack] = append(byRack[n.Rack], all[i])
+		most = max(most, len(byRack[n.Rack]))
+	}
+	var out []string
+	for k := 0; k < most; k++ {
+		for _, part := range h.Partitions {
+			nodes := byRack[part]
+			if len(nodes) == 0 {
+				return all // validation pins partitions to existing racks
+			}
+			out = append(out, nodes[k%len(nodes)])
+		}
+	}
+	return out
+}
+
+// replicationSettled fails (so the wait polls again) while any range has
+// fewer than its replicas or the replicate queue has work: the recipe's
+// "Replication Queue gets to 0 for all actions and stays there".
+const replicationSettled = `SELECT CASE WHEN
+ (SELECT count(*) FROM crdb_internal.ranges WHERE array_length(replicas, 1) < %d) > 0
+ OR (SELECT coalesce(sum((metrics->>'queue.replicate.pending')::INT8), 0) FROM crdb_internal.kv_store_status) > 0
+ THEN crdb_internal.force_error('55000', 'up-replication and partitioning not finished')
+ ELSE 0 END`
+
+func (f cockroachFlavor) partition(st *Stage, c *compiler) {
+	p := f.p
+	n := p.Nodes[0]
+	if s := p.Settings; s.ImportReplicas > 0 {
+		st.add(Step{Host: n.Name, Kind: Exec, What: "restore replication",
+			Cmd: f.sql(n, fmt.Sprintf("ALTER RANGE default CONFIGURE ZONE USING num_replicas = %d;", s.Replicas))})
+		st.then()
+	}
+	// The recipe partitions with a short run: the driver partitions the
+	// tables (PARTITION BY RANGE + zone configs per rack) before running.
+	w := p.Workload[0]
+	args := []string{"./benchrig", "tpcc", "run", "--partitions", strconv.Itoa(p.TPCC.Partitions),
+		"--warehouses", strconv.Itoa(p.TPCC.Warehouses), "--duration", p.TPCC.PartitionRun.String(), "--ramp", "1ms",
+		c.f.urls()[0]}
+	st.add(Step{Host: w.Name, Kind: Job, What: "partition the tables", JobName: "partition",
+		JobDir: w.Dir + "/jobs", Cmd: remote.Cmd{Dir: w.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
+	st.then()
+	replicas := max(p.Settings.Replicas, 3)
+	st.add(Step{Host: n.Name, Kind: Wait, What: "wait for up-replication and partitioning",
+		Poll: 30 * time.Second, Timeout: 4 * time.Hour, Settle: 4,
+		Cmd: f.sql(n, fmt.Sprintf(replicationSettled, replicas))})
+}
+
+// swap replaces the binary node by node (the 100k recipe's "Re-start
+// CockroachDB"): quit, keep the old binary as cockroach_old, install the
+// new one, start with the same command, wait until the node serves SQL.
+func (f cockroachFlavor) swap(st *Stage) {
+	for _, h := range f.p.Nodes {
+		st.Steps = append(st.Steps,
+			Step{Host: h.Name, Kind: Exec, What: "stop node",
+				Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbStopScript, "sh", h.Dir + "/cockroach.pid", f.bin(), "quit", "--insecure", "--host=" + hostPort(h)}}},
+			Step{Host: h.Name, Kind: Exec, What: "keep the old binary",
+				Cmd: remote.Cmd{Args: f.sudo("mv", "--", f.bin(), f.bin()+"_old")}},
+		)
+		st.add(installBinary(h, *f.p.Binaries.Swap, f.bin(), f.p.SSH.Sudo)...)
+		st.Steps = append(st.Steps,
+			Step{Host: h.Name, Kind: Exec, What: "start node", Cmd: f.startCmd(h)},
+			Step{Host: h.Name, Kind: Wait, What: "wait for the node", Poll: 2 * time.Second, Timeout: 5 * time.Minute, Settle: 1,
+				Cmd: f.sql(h, "SELECT 1")},
+		)
+	}
+}
+
+// licenseSecret reads the licence key when the configure stage runs, and
+// hands it over as an SQL literal.
+type licenseSecret struct{ ref *plan.SecretRef }
+
+func (s licenseSecret) Name() string { return "license" }
+
+func (s licenseSecret) Reveal() (string, error) {
+	v, err := s.ref.Read()
+	if err != nil {
+		return "", err
+	}
+	return sqlLiteral(v), nil
+}

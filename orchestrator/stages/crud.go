@@ -1,0 +1,63 @@
+package stages
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/benchrig/benchrig/remote"
+)
+
+// crudWorkload is the seed's CRUD benchmark: no import (the benchmark
+// creates its table), every workload host at once on its own key range,
+// one JSON result per host, merged into one table.
+type crudWorkload struct{ c *compiler }
+
+// Load has nothing to do: validation keeps import out of crud plans.
+func (crudWorkload) Load(*Stage) {}
+
+// Allocate has nothing to do: validation keeps allocate out of crud plans.
+func (crudWorkload) Allocate(*Stage) {}
+
+// crudRun runs the seed's CRUD benchmark on every workload host at the
+// same time, each on its own key range of the shared table.
+func (w crudWorkload) Run(st *Stage) error {
+	c := w.c
+	p, cr := c.p, c.p.CRUD
+	for i, h := range p.Workload {
+		args := []string{"./benchrig", "crud",
+			"--goroutines", strconv.Itoa(cr.Goroutines), "--records", strconv.Itoa(cr.Records),
+			"--select-repeat", strconv.Itoa(cr.SelectRepeat), "--many-repeat", strconv.Itoa(cr.ManyRepeat),
+			"--table", cr.Table, "--key-offset", strconv.Itoa(i * cr.Goroutines * cr.Records),
+			"--label", h.Name, "--json", crudFile(i)}
+		urls := c.f.urls()
+		args = append(args, urls...)
+		st.add(Step{Host: h.Name, Kind: Job, What: "run crud", Positional: len(urls), CheckExit: tpccCheckExit,
+			JobName: "crud", JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
+	}
+	return nil
+}
+
+// crudFile is workload host i's crud result file.
+func crudFile(i int) string { return fmt.Sprintf("crud%d.json", i+1) }
+
+// Results are each workload host's JSON result.
+func (w crudWorkload) Results() []ResultFile {
+	var out []ResultFile
+	for i, h := range w.c.p.Workload {
+		f := crudFile(i)
+		out = append(out, ResultFile{Host: h, Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f})
+	}
+	return out
+}
+
+// Collect downloads the JSON results.
+func (w crudWorkload) Collect(st *Stage) { collectFiles(st, w.Results()) }
+
+// Merge prints the hosts' results as one table.
+func (w crudWorkload) Merge(st *Stage) {
+	args := []string{"benchrig", "crud", "merge"}
+	for _, f := range w.Results() {
+		args = append(args, f.Local)
+	}
+	st.add(Step{Host: LocalHost, Kind: Local, What: "merge crud results", Cmd: remote.Cmd{Args: args}})
+}

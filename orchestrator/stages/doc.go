@@ -1,0 +1,12 @@
+// Package stages compiles a plan into its ordered stages (preflight,
+// install, start, init, configure, import, partition, swap, allocate, run,
+// collect, merge), each a list of steps per host.
+//
+// Stages and steps are plain data: argument vectors, transfers, waits,
+// detached jobs, a stage's Check (its limits) and a line Search (bounds and
+// one iteration's steps). Nothing in them is a function, so a dry-run shows
+// everything a stage will do. What differs between databases is a flavor
+// (cockroach.go, postgres.go); what differs between benchmarks is a
+// Workload (tpcc.go, search.go, crud.go). Compile connects nowhere and
+// reads no secret. The package knows nothing of how steps are executed.
+package stages

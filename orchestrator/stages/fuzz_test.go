@@ -1,0 +1,74 @@
+package stages
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/remote"
+)
+
+// planBudget is how long decoding, validating and compiling any plan of
+// at most plan.MaxPlanSize may take (a 100k-warehouse plan takes milliseconds).
+const planBudget = 5 * time.Second
+
+// addPlanSeeds adds the shipped plans and every corpus plan as seeds.
+func addPlanSeeds(f *testing.F) {
+	for _, glob := range []string{"../../plans/*.yaml", "../plan/testdata/invalid/*.yaml", "../plan/testdata/hostile/*.yaml"} {
+		files, _ := filepath.Glob(glob)
+		for _, file := range files {
+			if b, err := os.ReadFile(file); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+}
+
+// FuzzPlan: decoding, validating and compiling any bytes never panics and
+// ends in bounded time; a plan that validates compiles, every command line
+// it compiles is one the shell parses, and a search ends.
+func FuzzPlan(f *testing.F) {
+	f.Setenv("COCKROACH_LICENSE", "crl-0-fuzz")
+	f.Setenv("LIC", "crl-0-fuzz")
+	f.Setenv("HOSTILE_LICENSE", "crl-0-fuzz")
+	addPlanSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
+		p, err := plan.ParsePlan("fuzz.yaml", data)
+		if err != nil {
+			if _, ok := err.(*plan.PlanError); !ok {
+				t.Fatalf("not a *PlanError: %v", err)
+			}
+			return
+		}
+		stages, err := Compile(p, Options{DriverPath: "/opt/benchrig"})
+		if err != nil {
+			return // --only and friends are not set; but a flavor gap is no panic
+		}
+		for _, st := range stages {
+			for _, s := range st.Steps {
+				_ = remote.ShellJoin(s.Cmd)
+			}
+			if st.Search != nil {
+				// The dry run's path: every iteration passes.
+				var points []SearchPoint
+				for i := 0; ; i++ {
+					v, ok := st.Search.Next(points)
+					if !ok {
+						break
+					}
+					if i > 64 {
+						t.Fatalf("search %+v does not end", *st.Search)
+					}
+					_ = st.Search.Steps(v)
+					points = append(points, SearchPoint{Value: v, Pass: true})
+				}
+			}
+		}
+		if d := time.Since(start); d > planBudget {
+			t.Fatalf("plan took %s", d)
+		}
+	})
+}

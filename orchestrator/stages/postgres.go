@@ -1,0 +1,190 @@
+package stages
+
+import (
+	"github.com/benchrig/benchrig/orchestrator/plan"
+
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/benchrig/benchrig/remote"
+)
+
+// postgresFlavor runs the same stages on PostgreSQL: the first node is the
+// primary, the others streaming standbys (pg_basebackup), each with its
+// rack recorded as the custom setting benchrig.rack. It is the flavor that
+// runs on this machine, for the demo and the end-to-end tests.
+type postgresFlavor struct{ p *plan.Plan }
+
+func (f postgresFlavor) bindir() string { return f.p.Binaries.Database.Host }
+
+func (f postgresFlavor) primary() plan.Host { return f.p.Nodes[0] }
+
+func (f postgresFlavor) installNode(st *Stage, h plan.Host) {
+	// The programs are the host's own (binaries.database.host): check
+	// that they are there and say which version they are.
+	st.add(Step{Host: h.Name, Kind: Exec, What: "check PostgreSQL programs",
+		Cmd: remote.Cmd{Args: []string{f.bindir() + "/pg_ctl", "--version"}}})
+}
+
+// pgStartScript creates (initdb, or pg_basebackup from the primary for a
+// standby) and starts one node; it does nothing to a node already running.
+// Every value is a positional parameter; conf values are written quoted.
+//
+// pg_ctl itself builds a command line for /bin/sh from -D, -l and the path
+// of its own directory (inside double quotes, where $(...) still runs), so
+// those three values are never free text: validation holds binaries.*.host,
+// nodes[].store and nodes[].dir to safePath (letters, digits, . _ + - /,
+// no leading '-'), which means the same inside double quotes, single
+// quotes and as a word. No value goes into pg_ctl's -o at all: settings
+// go into benchrig.conf, written by this script from its parameters.
+const pgStartScript = `set -eu
+bin=$1 data=$2 dir=$3 addr=$4 port=$5 rack=$6 paddr=$7 pport=$8
+mkdir -p -- "$dir"
+if "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then echo "already running: $data"; exit 0; fi
+if [ ! -f "$data/PG_VERSION" ]; then
+  if [ -z "$paddr" ]; then
+    "$bin/initdb" -D "$data" --auth=trust -E UTF8 --locale=C >"$dir/initdb.log"
+    echo "host all,replication all 0.0.0.0/0 trust" >>"$data/pg_hba.conf"
+    echo "host all,replication all ::/0 trust" >>"$data/pg_hba.conf"
+  else
+    "$bin/pg_basebackup" -h "$paddr" -p "$pport" -D "$data" -R -X stream -c fast
+  fi
+fi
+{
+  echo "# written by benchrig start"
+  echo "listen_addresses = '$addr'"
+  echo "port = $port"
+  echo "unix_socket_directories = '$(cd "$dir" && pwd)'"
+  echo "benchrig.rack = '$rack'"
+  echo "wal_level = replica"
+  echo "hot_standby = on"
+} >"$data/benchrig.conf"
+grep -q "^include_if_exists = 'benchrig.conf'" "$data/postgresql.conf" || echo "include_if_exists = 'benchrig.conf'" >>"$data/postgresql.conf"
+"$bin/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 120 start`
+
+func (f postgresFlavor) startCmd(h plan.Host, bindir string) remote.Cmd {
+	paddr, pport := "", ""
+	if h.Name != f.primary().Name {
+		paddr, pport = f.primary().Addr, strconv.Itoa(f.primary().SQLPort)
+	}
+	return remote.Cmd{Args: []string{"sh", "-c", pgStartScript, "sh",
+		bindir, h.Store, h.Dir, h.Addr, strconv.Itoa(h.SQLPort), strconv.Itoa(max(h.Rack, 0)), paddr, pport}}
+}
+
+// start brings up the primary, then the standbys (which copy it).
+func (f postgresFlavor) start(st *Stage) {
+	st.Serial = true
+	for _, h := range f.p.Nodes {
+		st.add(Step{Host: h.Name, Kind: Exec, What: "start node", Cmd: f.startCmd(h, f.bindir())})
+	}
+}
+
+// psql runs statements on node h, each as its own -c (ALTER SYSTEM must
+// not run inside a transaction block), stopping at the first error.
+func (f postgresFlavor) psql(h plan.Host, db string, stmts ...string) remote.Cmd {
+	args := []string{f.bindir() + "/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1",
+		"-h", h.Addr, "-p", strconv.Itoa(h.SQLPort), "-d", db}
+	for _, s := range stmts {
+		args = append(args, "-c", s)
+	}
+	return remote.Cmd{Args: args}
+}
+
+// standbysStreaming fails until every standby streams and has replayed
+// everything the primary wrote.
+const standbysStreaming = `SELECT 1 / (CASE WHEN
+ (SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming' AND replay_lsn = pg_current_wal_lsn()) >= %d
+ THEN 1 ELSE 0 END)`
+
+func (f postgresFlavor) waitStandbys(st *Stage, timeout time.Duration) {
+	if len(f.p.Nodes) < 2 {
+		return
+	}
+	n := f.primary()
+	st.add(Step{Host: n.Name, Kind: Wait, What: "wait for standbys to catch up",
+		Poll: time.Second, Timeout: timeout, Settle: 2,
+		Cmd: f.psql(n, "postgres", fmt.Sprintf(standbysStreaming, len(f.p.Nodes)-1))})
+}
+
+// createDB creates the benchmark database unless it exists.
+const createDB = `set -eu
+bin=$1 addr=$2 port=$3 db=$4
+# psql interpolates :'db' (quoted as a literal) in its input, not in -c.
+if [ "$(echo "SELECT 1 FROM pg_database WHERE datname = :'db'" | "$bin/psql" -X -tAq -v ON_ERROR_STOP=1 -h "$addr" -p "$port" -d postgres -v db="$db")" = 1 ]; then
+  echo "database $db exists"; exit 0
+fi
+"$bin/createdb" -h "$addr" -p "$port" -- "$db"`
+
+func (f postgresFlavor) init(st *Stage) {
+	n := f.primary()
+	st.add(Step{Host: n.Name, Kind: Exec, What: "create database " + f.p.TPCC.Database,
+		Cmd: remote.Cmd{Args: []string{"sh", "-c", createDB, "sh", f.bindir(), n.Addr, strconv.Itoa(n.SQLPort), f.p.TPCC.Database}}})
+	f.waitStandbys(st, 5*time.Minute)
+}
+
+// configure applies the settings with ALTER SYSTEM on every node (the
+// file it writes is per server) and reloads them.
+func (f postgresFlavor) configure(st *Stage) {
+	if f.p.License != nil {
+		st.Notes = append(st.Notes, "postgres: no licence to set, license skipped")
+	}
+	var stmts []string
+	for _, kv := range f.p.Settings.Ordered() {
+		stmts = append(stmts, fmt.Sprintf("ALTER SYSTEM SET %s = %s", kv.Name, sqlLiteral(kv.Value)))
+	}
+	if len(stmts) == 0 {
+		return
+	}
+	stmts = append(stmts, "SELECT pg_reload_conf()")
+	for _, h := range f.p.Nodes {
+		st.add(Step{Host: h.Name, Kind: Exec, What: "apply settings",
+			Cmd: f.psql(h, "postgres", stmts...)})
+	}
+}
+
+func (f postgresFlavor) urls() []string {
+	n := f.primary()
+	return []string{remote.PostgresURL(n.User, n.Addr, n.SQLPort, f.p.TPCC.Database, sslDisable)}
+}
+
+// runURLs: only the primary takes writes.
+func (f postgresFlavor) runURLs(plan.Host) []string { return f.urls() }
+
+// initFlags: PostgreSQL partitions declaratively when the tables are
+// created, so the partition count goes to `tpcc init`.
+func (f postgresFlavor) initFlags() []string {
+	if f.p.TPCC.Partitions > 0 {
+		return []string{"--partitions", strconv.Itoa(f.p.TPCC.Partitions)}
+	}
+	return nil
+}
+
+// partition: the tables were created partitioned by warehouse range;
+// what is left is the recipe's wait, here for the standbys to replay the
+// load.
+func (f postgresFlavor) partition(st *Stage, _ *compiler) {
+	st.Notes = append(st.Notes, "postgres: tables were partitioned by warehouse range at import (tpcc init --partitions)")
+	f.waitStandbys(st, time.Hour)
+}
+
+// stopScript stops a node if it runs.
+const pgStopScript = `set -eu
+bin=$1 data=$2
+if "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then "$bin/pg_ctl" -D "$data" -m fast -w -t 300 stop; else echo "not running: $data"; fi`
+
+// swap restarts every node on the swap programs, one at a time, standbys
+// first so the primary is away for the shortest time.
+func (f postgresFlavor) swap(st *Stage) {
+	newBin := f.p.Binaries.Swap.Host
+	order := append(append([]plan.Host(nil), f.p.Nodes[1:]...), f.p.Nodes[0])
+	for _, h := range order {
+		st.Steps = append(st.Steps,
+			Step{Host: h.Name, Kind: Exec, What: "stop node",
+				Cmd: remote.Cmd{Args: []string{"sh", "-c", pgStopScript, "sh", f.bindir(), h.Store}}},
+			Step{Host: h.Name, Kind: Exec, What: "start node on the swap programs", Cmd: f.startCmd(h, newBin)},
+			Step{Host: h.Name, Kind: Wait, What: "wait for the node", Poll: time.Second, Timeout: 5 * time.Minute, Settle: 1,
+				Cmd: f.psql(h, "postgres", "SELECT 1")},
+		)
+	}
+}

@@ -1,0 +1,391 @@
+package stages
+
+import (
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"slices"
+
+	"debug/elf"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/benchrig/benchrig/remote"
+)
+
+// preflightScript reports what the checks need as key=value lines and
+// always exits 0: the orchestrator judges all hosts together.
+// $1 path to check, $2 open-files limit wanted (0: none), $3 ports
+// (comma-separated, may be empty), $4 fio size (0: no fio), $5 fio seconds.
+const preflightScript = `path=$1 nofile=$2 ports=$3 fiosize=$4 fiosecs=$5
+echo "os=$(uname -s)"
+echo "arch=$(uname -m)"
+mkdir -p -- "$path" 2>/dev/null
+echo "path=$(cd "$path" 2>/dev/null && pwd)"
+w="$path/.benchrig-writable.$$"
+if [ -d "$path" ] && ( : >"$w" ) 2>/dev/null; then rm -f -- "$w"; echo "writable=1"; else echo "writable=0"; fi
+echo "free_kb=$(df -Pk "$path" 2>/dev/null | awk 'NR==2 {print $4}')"
+echo "fstype=$(stat -f -c %T "$path" 2>/dev/null)"
+dev=$(df -P "$path" 2>/dev/null | awk 'NR==2 {print $1}')
+dev=${dev#/dev/}
+rot=
+for d in "$dev" "$(echo "$dev" | sed 's/p\{0,1\}[0-9]*$//')"; do
+  [ -n "$d" ] && [ -r "/sys/class/block/$d/queue/rotational" ] && { rot=$(cat "/sys/class/block/$d/queue/rotational"); break; }
+done
+echo "rotational=$rot"
+echo "nofile_hard=$(ulimit -Hn)"
+if [ "$nofile" -gt 0 ] 2>/dev/null; then
+  if (ulimit -n "$nofile") 2>/dev/null; then echo "nofile_ok=1"; else echo "nofile_ok=0"; fi
+fi
+if command -v ss >/dev/null 2>&1; then listening=$(ss -Hltn 2>/dev/null | awk '{print $4}')
+elif command -v netstat >/dev/null 2>&1; then listening=$(netstat -ltn 2>/dev/null | awk 'NR>2 {print $4}')
+else listening=unknown; fi
+for p in $(echo "$ports" | tr ',' ' '); do
+  if [ "$listening" = unknown ]; then echo "port_$p=unknown"
+  elif echo "$listening" | grep -q "[:.]$p\$"; then echo "port_$p=busy"
+  else echo "port_$p=free"; fi
+done
+if [ "$fiosize" = 0 ]; then
+  echo "fio=skipped"
+elif command -v fio >/dev/null 2>&1; then
+  f="$path/.benchrig-fio.$$"
+  fio --name=benchrig --filename="$f" --size="$fiosize" --bs=4k --rw=randrw --rwmixread=75 \
+    --direct=1 --ioengine=libaio --iodepth=64 --runtime="$fiosecs" --time_based \
+    --output-format=terse --terse-version=3 2>/dev/null |
+    awk -F';' 'NF > 49 {print "fio_read_kib=" $7; print "fio_read_iops=" $8; print "fio_write_kib=" $48; print "fio_write_iops=" $49}'
+  rm -f "$f"
+else
+  echo "fio=absent"
+fi`
+
+// preflight compiles the preflight stage: every host reports, then the
+// orchestrator judges them together and prints one table.
+func (c *compiler) preflight(st *Stage) {
+	p := c.p
+	pf := p.Preflight
+	fioSecs := strconv.Itoa(int(math.Ceil(pf.FioRuntime.Std().Seconds())))
+	arch := map[string]string{}
+	for _, h := range p.Nodes {
+		path := h.Store
+		if path == "" || p.Flavor == plan.Postgres {
+			// initdb and pg_basebackup want to create the data directory
+			// themselves: check the directory it goes in.
+			path = h.Dir
+		}
+		ports := []string{strconv.Itoa(h.SQLPort)}
+		if h.HTTPPort > 0 {
+			ports = append(ports, strconv.Itoa(h.HTTPPort))
+		}
+		nofile := 0
+		if p.Flavor == plan.Cockroach {
+			nofile = 15000 // cockroach start warns below 15000 open files
+		}
+		// The clock is read after the checks, on a connection already up,
+		// so the round trip bounds its error tightly.
+		st.add(Step{Host: h.Name, Kind: Exec, What: "preflight", Probe: "preflight",
+			Cmd: remote.Cmd{Args: []string{"sh", "-c", preflightScript, "sh", path, strconv.Itoa(nofile), strings.Join(ports, ","), pf.FioSize, fioSecs}, Quiet: true}},
+			clockProbe(h.Name))
+		if p.Flavor == plan.Cockroach {
+			arch[h.Name] = binaryArch(p.Binaries.Database)
+		}
+	}
+	for _, h := range p.Workload {
+		st.add(Step{Host: h.Name, Kind: Exec, What: "preflight", Probe: "preflight",
+			Cmd: remote.Cmd{Args: []string{"sh", "-c", preflightScript, "sh", h.Dir, strconv.Itoa(p.TPCC.Ulimit), "", "0", "0"}, Quiet: true}},
+			clockProbe(h.Name))
+		arch[h.Name] = binaryArch(c.driver())
+	}
+	var hosts []string
+	for _, h := range append(append([]plan.Host(nil), p.Nodes...), p.Workload...) {
+		hosts = append(hosts, h.Name)
+	}
+	st.Check = &Check{Kind: "preflight", Hosts: hosts, Arch: arch,
+		MinFreeGB: pf.MinFreeGB, MaxClockOffset: pf.MaxClockOffset.Std(), MinReadIOPS: pf.MinReadIOPS}
+}
+
+// Check is a stage's verdict over every host's probe answers, as data:
+// its kind and its limits. The runner hands it the answers (Judge) once
+// every host is done.
+type Check struct {
+	Kind  string   // "preflight", the only kind so far
+	Hosts []string // plan order, for the table
+	// Arch is the architecture of the binary each host is given ("" when
+	// unknown): a host of another architecture fails.
+	Arch           map[string]string
+	MinFreeGB      float64
+	MaxClockOffset time.Duration
+	MinReadIOPS    float64
+}
+
+// String says what the check judges, for the dry-run.
+func (c *Check) String() string {
+	byArch := map[string][]string{}
+	var archs []string
+	for _, h := range c.Hosts {
+		a := c.Arch[h]
+		if a == "" {
+			continue
+		}
+		if byArch[a] == nil {
+			archs = append(archs, a)
+		}
+		byArch[a] = append(byArch[a], h)
+	}
+	var arch []string
+	for _, a := range archs {
+		on := "on " + strings.Join(byArch[a], ",")
+		if len(byArch[a]) > 4 {
+			on = fmt.Sprintf("on %d hosts", len(byArch[a]))
+		}
+		arch = append(arch, a+" "+on)
+	}
+	text := fmt.Sprintf("%s of %d hosts: fails below %s GB free, a clock off by more than %s, a busy port or a too-low open-files limit", c.Kind, len(c.Hosts), strconv.FormatFloat(c.MinFreeGB, 'f', -1, 64), plan.FormatDuration(c.MaxClockOffset))
+	if len(arch) > 0 {
+		text += ", a host unlike its binary (" + strings.Join(arch, "; ") + ")"
+	}
+	return text + fmt.Sprintf("; warns below %.0f read IOPS", c.MinReadIOPS)
+}
+
+// Judge turns the probe answers into the check's table; an error fails
+// the stage.
+func (c *Check) Judge(results []ProbeResult) (string, error) {
+	return judgePreflight(c, results)
+}
+
+// clockProbe reads a host's clock with a command that returns at once, so
+// the round trip bounds the offset's error.
+func clockProbe(host string) Step {
+	return Step{Host: host, Kind: Exec, What: "read clock", Probe: "clock",
+		Cmd: remote.Cmd{Args: []string{"date", "+%s.%N"}, Quiet: true}}
+}
+
+// binaryArch is a binary's GOARCH-style architecture: read from the ELF
+// header of a local file, guessed from a URL's name, "" when unknown.
+func binaryArch(b plan.Binary) string {
+	if b.Path != "" {
+		f, err := elf.Open(b.Path)
+		if err != nil {
+			return ""
+		}
+		defer f.Close()
+		switch f.Machine {
+		case elf.EM_X86_64:
+			return "amd64"
+		case elf.EM_AARCH64:
+			return "arm64"
+		case elf.EM_386:
+			return "386"
+		case elf.EM_PPC64:
+			return "ppc64le"
+		case elf.EM_S390:
+			return "s390x"
+		}
+		return strings.ToLower(f.Machine.String())
+	}
+	for _, a := range []string{"amd64", "arm64", "aarch64", "x86_64"} {
+		if strings.Contains(b.URL, a) {
+			return unameArch(a)
+		}
+	}
+	return ""
+}
+
+// unameArch maps `uname -m` to GOARCH names.
+func unameArch(m string) string {
+	switch m {
+	case "x86_64":
+		return "amd64"
+	case "aarch64":
+		return "arm64"
+	case "i686", "i386":
+		return "386"
+	}
+	return m
+}
+
+// ProbeResult is a probe step's answer with its timing.
+type ProbeResult struct {
+	Host           string
+	Probe          string // the step's Probe
+	Sent, Received time.Time
+	Stdout         string
+}
+
+// hostCheck is one host's preflight findings.
+type hostCheck struct {
+	host, arch, disk, nofile, clock, ports, fio string
+	failures, warnings                          []string
+}
+
+func parseKV(out string) map[string]string {
+	kv := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(l), "="); ok {
+			kv[k] = v
+		}
+	}
+	return kv
+}
+
+// judgePreflight turns every host's report into one table; any failure
+// stops the run.
+func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
+	wantArch := pf.Arch
+	answered := false
+	for _, r := range results {
+		answered = answered || strings.TrimSpace(r.Stdout) != ""
+	}
+	if !answered {
+		// Only the Recorder answers nothing at all (the script always
+		// prints): there is nothing to judge in a dry run.
+		return "   preflight: the checks are judged on the hosts' answers; a dry run has none\n", nil
+	}
+	sort.SliceStable(results, func(i, j int) bool {
+		return hostIndex(pf.Hosts, results[i].Host) < hostIndex(pf.Hosts, results[j].Host)
+	})
+	clocks := map[string]ProbeResult{}
+	for _, r := range results {
+		if r.Probe == "clock" {
+			clocks[r.Host] = r
+		}
+	}
+	var checks []hostCheck
+	failed := 0
+	for _, r := range results {
+		if r.Probe != "preflight" {
+			continue
+		}
+		kv := parseKV(r.Stdout)
+		c := hostCheck{host: r.Host}
+		// Architecture.
+		c.arch = kv["os"] + "/" + unameArch(kv["arch"])
+		if want := wantArch[r.Host]; want != "" && unameArch(kv["arch"]) != want {
+			c.failures = append(c.failures, fmt.Sprintf("binary is %s, host is %s", want, unameArch(kv["arch"])))
+		}
+		if kv["os"] != "" && kv["os"] != "Linux" {
+			c.failures = append(c.failures, "not Linux")
+		}
+		// Disk.
+		freeKB, _ := strconv.ParseFloat(kv["free_kb"], 64)
+		freeGB := freeKB / (1 << 20)
+		c.disk = fmt.Sprintf("%.1f GB free (%s)", freeGB, kv["fstype"])
+		if kv["writable"] == "0" {
+			// A directory that exists but is read-only (or owned by
+			// another user) fails initdb or cockroach start much later.
+			c.failures = append(c.failures, "cannot create files in the store path "+kv["path"])
+		}
+		if freeGB < pf.MinFreeGB {
+			c.failures = append(c.failures, fmt.Sprintf("%.1f GB free at %s, need %.1f", freeGB, kv["path"], pf.MinFreeGB))
+		}
+		switch fs := kv["fstype"]; {
+		case strings.Contains(fs, "nfs"), strings.Contains(fs, "cifs"), strings.Contains(fs, "smb"), strings.Contains(fs, "fuse"):
+			c.warnings = append(c.warnings, "store on a network file system ("+fs+")")
+		}
+		// The disk matters where data lives: hosts that skip the disk
+		// benchmark (workload hosts) are not judged on it.
+		rotational := kv["rotational"] == "1" && kv["fio"] != "skipped"
+		// Open files.
+		c.nofile = kv["nofile_hard"]
+		if kv["nofile_ok"] == "0" {
+			c.failures = append(c.failures, fmt.Sprintf("cannot raise the open-files limit as planned (hard limit %s)", kv["nofile_hard"]))
+			c.nofile += " (too low)"
+		}
+		// Clock.
+		cr := clocks[r.Host]
+		if secs, err := strconv.ParseFloat(strings.TrimSpace(cr.Stdout), 64); err == nil {
+			mid := cr.Sent.Add(cr.Received.Sub(cr.Sent) / 2)
+			off := time.Unix(0, int64(secs*1e9)).Sub(mid)
+			rtt := cr.Received.Sub(cr.Sent)
+			c.clock = fmt.Sprintf("%+.1f ms ±%.1f", float64(off)/1e6, float64(rtt)/2e6)
+			if off.Abs() > pf.MaxClockOffset+rtt/2 {
+				c.failures = append(c.failures, fmt.Sprintf("clock %s off this machine's (limit %s)", off.Round(time.Millisecond), plan.FormatDuration(pf.MaxClockOffset)))
+			}
+		}
+		// Ports.
+		var ports []string
+		for k, v := range kv {
+			if port, ok := strings.CutPrefix(k, "port_"); ok {
+				ports = append(ports, port+" "+v)
+				if v == "busy" {
+					c.failures = append(c.failures, "port "+port+" is already in use")
+				}
+			}
+		}
+		sort.Strings(ports)
+		c.ports = strings.Join(ports, ", ")
+		// Disk benchmark.
+		slow := false
+		switch {
+		case kv["fio"] == "skipped":
+			c.fio = "-"
+		case kv["fio"] == "absent":
+			c.fio = "fio not installed"
+		case kv["fio_read_iops"] != "":
+			riops, _ := strconv.ParseFloat(kv["fio_read_iops"], 64)
+			wiops, _ := strconv.ParseFloat(kv["fio_write_iops"], 64)
+			rkib, _ := strconv.ParseFloat(kv["fio_read_kib"], 64)
+			wkib, _ := strconv.ParseFloat(kv["fio_write_kib"], 64)
+			c.fio = fmt.Sprintf("read %.0f IOPS %.1f MiB/s, write %.0f IOPS %.1f MiB/s", riops, rkib/1024, wiops, wkib/1024)
+			if riops < pf.MinReadIOPS {
+				slow = true
+				c.warnings = append(c.warnings, fmt.Sprintf("disk reads %.0f IOPS under 4k random 75/25: network-attached or HDD-class storage", riops))
+			}
+			// Virtual disks often call themselves rotational; a measured
+			// disk is judged by what it did.
+			rotational = rotational && slow
+		default:
+			c.fio = "-"
+		}
+		if rotational {
+			c.warnings = append(c.warnings, "the kernel reports a rotational disk (HDD)")
+		}
+		if len(c.failures) > 0 {
+			failed++
+		}
+		checks = append(checks, c)
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tOS/ARCH\tDISK\tNOFILE\tCLOCK\tPORTS\tDISK BENCHMARK (fio 4k randrw 75/25)\tVERDICT")
+	for _, c := range checks {
+		verdict := "ok"
+		switch {
+		case len(c.failures) > 0:
+			verdict = "FAIL: " + strings.Join(c.failures, "; ")
+		case len(c.warnings) > 0:
+			verdict = "warn: " + strings.Join(c.warnings, "; ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.host, c.arch, c.disk, c.nofile, c.clock, dash(c.ports), c.fio, verdict)
+	}
+	tw.Flush()
+	if failed > 0 {
+		return b.String(), &PreflightError{Failed: failed, Hosts: len(checks)}
+	}
+	return b.String(), nil
+}
+
+// PreflightError says the preflight checks failed on some hosts; the
+// table printed before it says which and why.
+type PreflightError struct{ Failed, Hosts int }
+
+func (e *PreflightError) Error() string {
+	return fmt.Sprintf("preflight failed on %d of %d hosts (see the table above; fix them, or run with --skip-preflight)", e.Failed, e.Hosts)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// hostIndex orders hosts as the plan lists them.
+func hostIndex(hosts []string, name string) int {
+	if i := slices.Index(hosts, name); i >= 0 {
+		return i
+	}
+	return math.MaxInt
+}

@@ -1,0 +1,29 @@
+package stages
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+func execSh(script string) (string, error) {
+	out, err := exec.Command("sh", "-c", script).Output()
+	return string(out), err
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// withLicense gives the shipped plans' licence reference a value unless
+// the test set one: validation resolves it.
+func withLicense(t testing.TB) {
+	if _, ok := os.LookupEnv("COCKROACH_LICENSE"); !ok {
+		t.Setenv("COCKROACH_LICENSE", "crl-0-test")
+	}
+}

@@ -1,0 +1,98 @@
+package stages
+
+import (
+	"github.com/benchrig/benchrig/orchestrator/plan"
+
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Show writes the expanded topology of a plan: every host with its
+// address, rack and ports, the partition each workload host drives, and
+// the connection strings the workload uses.
+func Show(w io.Writer, p *plan.Plan) error {
+	fmt.Fprintf(w, "plan %s (%s): %s\n", p.Name, p.Flavor, p.Description)
+	fmt.Fprintf(w, "%d database node%s", len(p.Nodes), plural(len(p.Nodes)))
+	if r := p.Racks(); r > 0 {
+		fmt.Fprintf(w, " in %d racks", r)
+	}
+	fmt.Fprintf(w, ", %d workload host%s\n\n", len(p.Workload), plural(len(p.Workload)))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tROLE\tSSH\tADDR\tRACK\tSQL\tHTTP\tDIR\tPARTITIONS")
+	dash := func(n int) string {
+		if n <= 0 {
+			return "-"
+		}
+		return strconv.Itoa(n)
+	}
+	for _, h := range p.Nodes {
+		rack := "-"
+		if h.Rack >= 0 {
+			rack = strconv.Itoa(h.Rack)
+		}
+		fmt.Fprintf(tw, "%s\tnode\t%s\t%s\t%s\t%d\t%s\t%s\t-\n", h.Name, sshAddr(h), h.Addr, rack, h.SQLPort, dash(h.HTTPPort), h.Dir)
+	}
+	for _, h := range p.Workload {
+		parts := "-"
+		if len(h.Partitions) > 0 {
+			parts = joinInts(h.Partitions)
+		}
+		fmt.Fprintf(tw, "%s\tworkload\t%s\t-\t-\t-\t-\t%s\t%s\n", h.Name, sshAddr(h), h.Dir, parts)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	t := p.TPCC
+	fmt.Fprintf(w, "\ntpcc: %d warehouses", t.Warehouses)
+	if t.ActiveWarehouses > 0 {
+		fmt.Fprintf(w, " (%d active)", t.ActiveWarehouses)
+	}
+	if t.Partitions > 0 {
+		fmt.Fprintf(w, ", %d partitions", t.Partitions)
+	}
+	fmt.Fprintf(w, ", ramp %s, duration %s", t.Ramp, t.Duration)
+	if t.Ulimit > 0 {
+		fmt.Fprintf(w, ", ulimit -n %d", t.Ulimit)
+	}
+	fmt.Fprintln(w)
+	if p.License != nil {
+		fmt.Fprintf(w, "license: organization %q, key from %s (value never shown)\n", p.License.Organization, p.License.Key)
+	}
+	if len(p.Settings.Ordered()) > 0 {
+		fmt.Fprintln(w, "settings:")
+		for _, s := range p.Settings.Ordered() {
+			fmt.Fprintf(w, "  %s = %s\n", s.Name, s.Value)
+		}
+	}
+	fmt.Fprintf(w, "stages: %s\n", strings.Join(p.Stages, ", "))
+	var f flavor = cockroachFlavor{p}
+	if p.Flavor == plan.Postgres {
+		f = postgresFlavor{p}
+	}
+	fmt.Fprintln(w, "addrs (what workload hosts connect to):")
+	for _, u := range f.urls() {
+		fmt.Fprintf(w, "  %s\n", u)
+	}
+	return nil
+}
+
+func sshAddr(h plan.Host) string {
+	s := h.SSH
+	if h.User != "" {
+		s = h.User + "@" + s
+	}
+	if h.Port != 22 {
+		s += ":" + strconv.Itoa(h.Port)
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,178 @@
+package stages
+
+import (
+	"github.com/benchrig/benchrig/orchestrator/plan"
+
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/benchrig/benchrig/remote"
+)
+
+// Stage is one compiled stage: the steps of every host, in host order.
+// It is plain data: everything the runner will do for it is in its
+// fields, so a dry-run can show all of it.
+// Hosts run in parallel (up to the plan's ssh.concurrency) unless Serial;
+// one host's steps run in order.
+type Stage struct {
+	Name   string
+	Serial bool     // one host after another (the rolling binary swap)
+	Notes  []string // said when the stage starts (e.g. what a flavor skips)
+	Steps  []Step
+	// Check, if set, is the verdict the runner reaches over every host's
+	// probe answers once all hosts are done (the preflight table); its
+	// limits are data, shown by the dry-run.
+	Check *Check
+	// Search, if set, makes the stage a line search: the runner makes its
+	// steps one iteration at a time from the verdicts so far.
+	Search *Search
+
+	phase int
+}
+
+// add appends steps to the stage's current phase.
+func (st *Stage) add(steps ...Step) {
+	for _, s := range steps {
+		s.Phase = st.phase
+		st.Steps = append(st.Steps, s)
+	}
+}
+
+// then starts a new phase: steps added after it begin only when every
+// host has finished the steps before it.
+func (st *Stage) then() { st.phase++ }
+
+// StepKind says what a step does.
+type StepKind int
+
+const (
+	// Exec runs Cmd and fails on a non-zero exit.
+	Exec StepKind = iota
+	// Put uploads Transfer; Get downloads it.
+	Put
+	Get
+	// Wait runs Cmd every Poll until it exits zero Settle times in a row,
+	// failing after Timeout.
+	Wait
+	// Job starts Cmd detached on the host (it survives the orchestrator's
+	// disconnect) and waits for it to finish, re-attaching on resume.
+	Job
+	// Local runs Cmd on this machine (merging results), in the run
+	// directory; Args[0] "benchrig" is this executable.
+	Local
+)
+
+var kindNames = [...]string{"exec", "put", "get", "wait", "job", "local"}
+
+func (k StepKind) String() string { return kindNames[k] }
+
+// Step is one action on one host.
+type Step struct {
+	Host string // plan host name; LocalHost for this machine
+	// Phase orders steps across hosts within a stage: phase n+1 starts
+	// when every host has finished phase n.
+	Phase    int
+	Kind     StepKind
+	What     string // a few words for progress and state ("start node", "load warehouses 1-5")
+	Cmd      remote.Cmd
+	Transfer remote.Transfer
+	// Wait steps.
+	Poll    time.Duration
+	Timeout time.Duration
+	Settle  int
+	// Job steps: the job's name on the host (files <dir>/jobs/<name>.*).
+	JobName string
+	JobDir  string
+	// StartAt marks a job that must start at the same instant on every
+	// host of the stage: the runner appends --start-at with the instant it
+	// chose once every host is connected.
+	StartAt bool
+	// Positional counts the trailing positional arguments of Cmd (the
+	// connection URLs); flags the runner adds go before them.
+	Positional int
+	// CheckExit is the exit status by which the command says "done, but
+	// a benchmark check failed" (benchrig tpcc's 30): the stage goes on
+	// (results are still collected) and the run ends as a failed check.
+	CheckExit int
+	// Verdict marks the step whose outcome (success, or CheckExit) is a
+	// search iteration's pass or fail.
+	Verdict bool
+	// Probe names what an Exec step measures ("clock"); the Runner hands
+	// its timing and output to Observe.
+	Probe string
+}
+
+// Digest identifies what the step sends: its kind, host, command (argv,
+// environment, directory, stdin with secrets as placeholders), transfer
+// and job, not its label or timing. A resume compares it with the digest
+// the run state recorded, so a plan that compiles to different commands
+// is never taken for the finished one.
+func (s Step) Digest() string {
+	h := sha256.New()
+	// Encoding a struct of strings, ints and a map cannot fail; map keys
+	// are sorted, so the digest is stable.
+	_ = json.NewEncoder(h).Encode(struct {
+		Host     string
+		Kind     StepKind
+		Args     []string
+		Env      map[string]string
+		Dir      string
+		Stdin    string
+		Transfer remote.Transfer
+		JobName  string
+		JobDir   string
+	}{s.Host, s.Kind, s.Cmd.Args, s.Cmd.Env, s.Cmd.Dir, s.Cmd.Stdin, s.Transfer, s.JobName, s.JobDir})
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// LocalHost names this machine in steps.
+const LocalHost = "local"
+
+// Display is the step as dry-run and logs show it, with the exact
+// command line sent.
+func (s Step) Display() string {
+	return s.display(s.Cmd)
+}
+
+// Listing is Display with the constant scripts shown by name; scripts
+// lists them, for the listing to print once.
+func (s Step) Listing() (line string, scripts []string) {
+	c, scripts := abbreviated(s.Cmd)
+	return s.display(c), scripts
+}
+
+func (s Step) display(c remote.Cmd) string {
+	switch s.Kind {
+	case Put:
+		return "put " + s.Transfer.String()
+	case Get:
+		return "get " + s.Transfer.DownloadString()
+	case Wait:
+		return "wait until ok" + settleText(s.Settle) + " (every " + plan.FormatDuration(s.Poll) + ", up to " + plan.FormatDuration(s.Timeout) + "): " + c.Display()
+	case Job:
+		return "job " + s.JobName + ": " + c.Display()
+	}
+	return c.Display()
+}
+
+func settleText(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return " " + strconv.Itoa(n) + " times in a row"
+}
+
+// HostSteps groups steps by host, hosts in first-seen order.
+func HostSteps(list []Step) (hosts []string, steps map[string][]Step) {
+	steps = map[string][]Step{}
+	for _, s := range list {
+		if _, ok := steps[s.Host]; !ok {
+			hosts = append(hosts, s.Host)
+		}
+		steps[s.Host] = append(steps[s.Host], s)
+	}
+	return hosts, steps
+}

@@ -1,0 +1,176 @@
+package stages
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc"
+)
+
+// tpccWorkload is the TPC-C benchmark: `benchrig tpcc init/load` to
+// import, `benchrig tpcc run` on every workload host at one instant (once,
+// tpcc.repeat times, or per tpcc.sweep value: its rounds), histograms
+// collected and merged per round.
+type tpccWorkload struct{ c *compiler }
+
+// importData creates the schema from the first workload host, then loads
+// the warehouses: from that host, or split across all workload hosts by
+// warehouse range when tpcc.split_load is set.
+func (w tpccWorkload) Load(st *Stage) {
+	c, p := w.c, w.c.p
+	first := p.Workload[0]
+	urls := c.f.urls()
+	initArgs := append([]string{"./benchrig", "tpcc", "init", "--warehouses", strconv.Itoa(p.TPCC.Warehouses)}, c.f.initFlags()...)
+	st.add(Step{Host: first.Name, Kind: Exec, What: "create the TPC-C schema",
+		Cmd: remote.Cmd{Dir: first.Dir, Args: append(initArgs, urls[0])}})
+	st.then()
+	loaders := p.Workload[:1]
+	if p.TPCC.SplitLoad {
+		loaders = p.Workload
+	}
+	W := p.TPCC.Warehouses
+	for i, h := range loaders {
+		from, to := i*W/len(loaders), (i+1)*W/len(loaders)-1
+		if from > to {
+			continue
+		}
+		args := []string{"./benchrig", "tpcc", "load", "--warehouses", strconv.Itoa(W)}
+		if len(loaders) > 1 {
+			args = append(args, "--from", strconv.Itoa(from), "--to", strconv.Itoa(to))
+		}
+		if p.TPCC.LoadConcurrency > 0 {
+			args = append(args, "--concurrency", strconv.Itoa(p.TPCC.LoadConcurrency))
+		}
+		args = append(args, urls[i%len(urls)])
+		st.add(Step{Host: h.Name, Kind: Job, What: fmt.Sprintf("load warehouses %d-%d", from, to),
+			JobName: "import", JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: args}})
+	}
+}
+
+// Allocate is the 100k recipe's long ramp with a 1ms duration.
+func (w tpccWorkload) Allocate(st *Stage) {
+	w.c.tpccRun(st, "allocate", w.c.p.TPCC.AllocateRamp, plan.Duration(time.Millisecond), false)
+}
+
+// Run is the measured run, once per round.
+func (w tpccWorkload) Run(st *Stage) error {
+	w.c.tpccRun(st, "run", w.c.p.TPCC.Ramp, w.c.p.TPCC.Duration, true)
+	return nil
+}
+
+// Results are each round's files of each workload host: the histograms
+// (which tpcc merge combines) and the benchrig.result/v1 file the report
+// reads.
+func (w tpccWorkload) Results() []ResultFile {
+	return w.roundFiles(w.c.p.Rounds(), true)
+}
+
+func (w tpccWorkload) roundFiles(rounds []plan.Round, results bool) []ResultFile {
+	p := w.c.p
+	var out []ResultFile
+	for _, rd := range rounds {
+		for i, h := range p.Workload {
+			hf := plan.HistogramFile(p, i, rd)
+			files := []string{hf}
+			if results {
+				files = append(files, tpcc.ResultFileFor(hf))
+			}
+			for _, f := range files {
+				out = append(out, ResultFile{Host: h, Round: rd, Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f})
+			}
+		}
+	}
+	return out
+}
+
+// Collect downloads each workload host's histogram files into the run
+// directory's results/ folder.
+func (w tpccWorkload) Collect(st *Stage) { collectFiles(st, w.Results()) }
+
+// Merge combines each round's histograms on this machine, as the recipe's
+// `workload debug tpcc-merge-results`, and writes the merged result.
+func (w tpccWorkload) Merge(st *Stage) {
+	p := w.c.p
+	for _, rd := range p.Rounds() {
+		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.ActiveWarehouses(p)), "--json", "results/" + tpcc.MergedFile(rd.Label)}
+		for _, f := range w.roundFiles([]plan.Round{rd}, false) {
+			args = append(args, f.Local)
+		}
+		st.add(Step{Host: LocalHost, Kind: Local, What: strings.TrimSpace("merge histograms " + rd.Label),
+			Cmd: remote.Cmd{Args: args}})
+	}
+}
+
+// tpccRun runs `benchrig tpcc run` on every workload host with its
+// partitions. allocate (the 100k recipe's long ramp with a 1ms duration)
+// and run differ in timing and in writing histograms.
+func (c *compiler) tpccRun(st *Stage, what string, ramp, duration plan.Duration, histograms bool) {
+	p := c.p
+	rounds := []plan.Round{{}}
+	if histograms {
+		rounds = p.Rounds()
+	}
+	for _, rd := range rounds {
+		c.runRound(st, what, ramp, duration, histograms, rd)
+		st.then()
+	}
+}
+
+// runRound adds one measured run (or the allocation) on every workload
+// host, at one instant.
+func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration, histograms bool, rd plan.Round) {
+	p := c.p
+	if histograms {
+		// Before the common start instant is chosen: every host is
+		// connected, and its clock is compared with this machine's.
+		for _, h := range p.Workload {
+			st.add(clockProbe(h.Name))
+		}
+		st.then()
+	}
+	for i, h := range p.Workload {
+		args := []string{"./benchrig", "tpcc", "run"}
+		if p.TPCC.Partitions > 0 {
+			args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
+		}
+		args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses))
+		if a := rd.ActiveWarehouses(p); rd.Flag == "active-warehouses" || a != p.TPCC.Warehouses || p.TPCC.ActiveWarehouses > 0 {
+			active := strconv.Itoa(a)
+			if c.template {
+				active = SearchValue
+			}
+			args = append(args, "--active-warehouses", active)
+		}
+		if p.TPCC.Partitions > 0 && len(p.Workload) > 1 || h.Pinned {
+			args = append(args, "--partition-affinity", joinInts(h.Partitions))
+		}
+		args = append(args, "--ramp", ramp.String(), "--duration", duration.String())
+		if p.TPCC.Wait != "" {
+			args = append(args, "--wait="+p.TPCC.Wait)
+		}
+		if w := rd.Workers(p); w > 0 {
+			args = append(args, "--workers", strconv.Itoa(w))
+		}
+		if p.TPCC.Conns > 0 {
+			args = append(args, "--conns", strconv.Itoa(p.TPCC.Conns))
+		}
+		if histograms {
+			args = append(args, "--histograms", plan.HistogramFile(p, i, rd))
+		}
+		args = append(args, p.TPCC.Extra...)
+		urls := c.f.runURLs(h)
+		args = append(args, urls...)
+		name := what
+		if rd.Label != "" {
+			name += "-" + rd.Label
+		}
+		st.add(Step{Host: h.Name, Kind: Job, What: strings.TrimSpace(what + " TPC-C " + rd.Label), Positional: len(urls), CheckExit: tpccCheckExit,
+			JobName: name, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
+			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
+	}
+
+}
