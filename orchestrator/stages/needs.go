@@ -117,7 +117,7 @@ func (w crudWorkload) runNeeds() map[string][]hostConns {
 		urls := c.f.urls()
 		hc := hostConns{urls: urls, need: HostNeed{Terminals: g, Conns: g, OpenFiles: g + crudFdReserve, Ulimit: p.TPCC.Ulimit}}
 		for i := range urls {
-			hc.per = append(hc.per, g/len(urls)+btoi(i < g%len(urls)))
+			hc.per = append(hc.per, g/len(urls)+btoi(i < g%len(urls))) // i < len(urls): no division by 0
 		}
 		out[h.Name] = []hostConns{hc}
 	}
@@ -143,7 +143,7 @@ func (c *compiler) needsOf(w needer) (map[string]HostNeed, map[string]NodeConns)
 		switch {
 		case len(urls) == len(p.Nodes):
 			urlNode[u] = p.Nodes[i].Name
-		case i == 0:
+		case i == 0 && len(p.Nodes) > 0:
 			urlNode[u] = p.Nodes[0].Name // postgres: the primary
 		}
 	}

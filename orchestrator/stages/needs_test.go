@@ -77,6 +77,11 @@ func TestRunNeeds(t *testing.T) {
 			settings: "settings:\n  cluster:\n    server.max_connections_per_gateway: 10\n",
 			load1:    HostNeed{Terminals: 60, Conns: 60, OpenFiles: 124},
 			nodes:    map[string]NodeConns{"db1": {Conns: 40, Max: 10, Setting: "server.max_connections_per_gateway"}, "db2": {Conns: 40, Max: 10, Setting: "server.max_connections_per_gateway"}, "db3": {Conns: 40, Max: 10, Setting: "server.max_connections_per_gateway"}}},
+		{name: "crud: a connection per goroutine", flavor: "postgres",
+			tpcc:     "  warehouses: 1\n",
+			settings: "benchmark: crud\ncrud:\n  goroutines: 60\n",
+			load1:    HostNeed{Terminals: 60, Conns: 60, OpenFiles: 124},
+			nodes:    map[string]NodeConns{"db1": {Conns: 120, Max: 100, Setting: "max_connections"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := needsPlan(t, tc.flavor, tc.tpcc, tc.settings)
