@@ -258,7 +258,7 @@ func judgeOpenFiles(need HostNeed, kv map[string]string) (nofile, conns, failure
 	if have >= need.OpenFiles {
 		return nofile, conns, ""
 	}
-	failure = fmt.Sprintf("open-files limit %d (%s) is below the %d the run needs for %d connections", have, from, need.OpenFiles, need.Conns)
+	failure = fmt.Sprintf("open-files limit %d (%s) is below the %d the run needs for %s", have, from, need.OpenFiles, nConns(need.Conns))
 	switch {
 	case known && hard >= need.OpenFiles:
 		failure += fmt.Sprintf(": set tpcc.ulimit: %d, or lower tpcc.conns", need.OpenFiles)
@@ -281,7 +281,7 @@ func judgeConns(nc NodeConns) (conns, failure string) {
 	if nc.Setting != "" {
 		fix = fmt.Sprintf("set %s: %d (or more) under settings.cluster, or %s", nc.Setting, nc.Conns, fix)
 	}
-	return conns + " (too many)", fmt.Sprintf("the run opens %d connections to this node, %s allows %d: %s", nc.Conns, nc.Setting, nc.Max, fix)
+	return conns + " (too many)", fmt.Sprintf("the run opens %s to this node, %s allows %d: %s", nConns(nc.Conns), nc.Setting, nc.Max, fix)
 }
 
 // limitsNote says where the nodes' connection limit comes from, under the
@@ -293,4 +293,12 @@ func (c *Check) limitsNote() string {
 		}
 	}
 	return ""
+}
+
+// nConns is "1 connection", "2 connections".
+func nConns(n int) string {
+	if n == 1 {
+		return "1 connection"
+	}
+	return strconv.Itoa(n) + " connections"
 }

@@ -181,7 +181,7 @@ func (c *Check) needsText() string {
 		}
 	}
 	if host != "" {
-		text += fmt.Sprintf("; the run needs %d open files on %s (%d connections)", need.OpenFiles, host, need.Conns)
+		text += fmt.Sprintf("; the run needs %d open files on %s (%s)", need.OpenFiles, host, nConns(need.Conns))
 		if need.Ulimit > 0 {
 			text += fmt.Sprintf(", tpcc.ulimit %d", need.Ulimit)
 		}
@@ -193,7 +193,7 @@ func (c *Check) needsText() string {
 		}
 	}
 	if node != "" {
-		text += fmt.Sprintf(" and sends %d connections to %s (limit: %s)", nc.Conns, node, nc.Limit)
+		text += fmt.Sprintf(" and sends %s to %s (limit: %s)", nConns(nc.Conns), node, nc.Limit)
 	}
 	return text
 }
