@@ -3,6 +3,7 @@ package stages
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"strings"
 	"testing"
@@ -83,4 +84,34 @@ func TestPreflightTable(t *testing.T) {
 		t.Errorf("want 2 of 3 hosts failed, got %v", err)
 	}
 	goldenfile.Check(t, "preflight/table.golden", []byte(table))
+}
+
+// TestPreflightOpenFilesReal reads this machine's limit with the real
+// script: a need below the hard limit passes, one above fails and says to
+// raise it.
+func TestPreflightOpenFilesReal(t *testing.T) {
+	out, err := exec.Command("sh", "-c", preflightScript, "sh", t.TempDir(), "0", "", "0", "0").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hard, ok := hostLimit(probe.ParseKV(string(out))["nofile_hard"])
+	if !ok || hard < 64 {
+		t.Fatalf("nofile_hard: %q", probe.ParseKV(string(out))["nofile_hard"])
+	}
+	if hard == math.MaxInt {
+		t.Skip("no hard limit on open files here")
+	}
+	for _, tc := range []struct {
+		need HostNeed
+		fail string
+	}{
+		{HostNeed{Conns: hard - 64, OpenFiles: hard}, ""},
+		{HostNeed{Conns: hard, OpenFiles: hard + 64}, "raise the hard limit to at least"},
+	} {
+		check := &Check{Kind: "preflight", Hosts: []string{"load1"}, MaxClockOffset: time.Second, Needs: map[string]HostNeed{"load1": tc.need}}
+		table, err := check.Judge([]ProbeResult{{Host: "load1", Probe: "preflight", Stdout: string(out)}})
+		if (err != nil) != (tc.fail != "") || !strings.Contains(table, tc.fail) {
+			t.Errorf("need %d open files, hard limit %d: %v\n%s", tc.need.OpenFiles, hard, err, table)
+		}
+	}
 }
