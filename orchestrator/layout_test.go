@@ -17,7 +17,7 @@ func TestImportsPointDown(t *testing.T) {
 	const mod = "github.com/benchrig/benchrig/"
 	allowed := map[string][]string{
 		"plan":   {},
-		"stages": {"plan"},
+		"stages": {"plan", "probe"},
 		"runner": {"plan", "stages"},
 		"rundir": {"plan", "stages", "runner"},
 		"probe":  {},

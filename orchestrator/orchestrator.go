@@ -153,7 +153,7 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 		Observers: []runner.Observer{
 			&rundir.Journal{W: journal},
 			&rundir.Logs{Dir: filepath.Join(runDir, rundir.LogsDir)},
-			&clockProbes{path: filepath.Join(runDir, report.ClockFile)},
+			newProbeResults(runDir),
 			st,
 			&runner.Console{W: live},
 		},

@@ -504,14 +504,22 @@ func TestPreflight(t *testing.T) {
 	if _, err := exec.LookPath("fio"); err == nil && !strings.Contains(out, "IOPS") {
 		t.Errorf("fio is installed but the table has no disk benchmark:\n%s", out)
 	}
+	// The probes' results, as the report reads them.
+	for _, f := range []string{"results/db1/fio.json", "results/load2/fio.json", "clock.json"} {
+		if data, err := os.ReadFile(filepath.Join(e.runDir(), f)); err != nil || !strings.Contains(string(data), `"schema": "benchrig.result/v1"`) {
+			t.Errorf("%s: %v\n%s", f, err, data)
+		}
+	}
 
-	bad := newE2E(t, "15s", planOpts{stages: "preflight, install", tpcc: "  ulimit: 1073741824\n"})
+	// Each load host opens 120 connections to the primary: 240 of
+	// PostgreSQL's default 100.
+	bad := newE2E(t, "15s", planOpts{stages: "preflight, install", tpcc: "  ulimit: 1073741824\n  conns: 120\n"})
 	bad.start("run", "--runs-dir", bad.runs, bad.plan)
 	if code := bad.wait(3 * time.Minute); code != exitCheck {
 		t.Errorf("impossible ulimit: exit %d, want %d", code, exitCheck)
 	}
 	out = bad.logs.String()
-	if !strings.Contains(out, "cannot raise the open-files limit") || !strings.Contains(out, "preflight failed on 2 of 5 hosts") {
+	if !strings.Contains(out, "cannot raise the open-files limit") || !strings.Contains(out, "max_connections allows 100") || !strings.Contains(out, "preflight failed on 3 of 5 hosts") {
 		t.Errorf("the failure does not say what and where:\n%s", out)
 	}
 	if strings.Contains(out, "== stage install") {

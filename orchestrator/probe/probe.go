@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/result"
@@ -104,4 +105,16 @@ func NewClockHost(host string, sent, received time.Time, hostUnixSeconds float64
 		RTTMs:    float64(received.Sub(sent)) / float64(time.Millisecond),
 		Probed:   sent.UTC(),
 	}
+}
+
+// ParseKV reads the key=value lines the preflight script prints (one
+// per line, the first '=' splitting; other lines are ignored).
+func ParseKV(out string) map[string]string {
+	kv := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(l), "="); ok {
+			kv[k] = v
+		}
+	}
+	return kv
 }

@@ -235,8 +235,15 @@ func writeAudit(b *strings.Builder, audit []HostAudit) {
 	}
 }
 
-// writeDisks is the preflight disk benchmark of each host that ran it.
-func writeDisks(b *strings.Builder, disks []Disk) {
+// writeDisks is the preflight disk benchmark of each host that ran it
+// (workload hosts, and every host when fio_size is 0, skip it).
+func writeDisks(b *strings.Builder, all []Disk) {
+	var disks []Disk
+	for _, d := range all {
+		if d.Status != "skipped" {
+			disks = append(disks, d)
+		}
+	}
 	if len(disks) == 0 {
 		return
 	}

@@ -53,7 +53,7 @@ func Compile(p *plan.Plan, opt Options) ([]Stage, error) {
 		st := Stage{Name: name}
 		switch name {
 		case "preflight":
-			c.preflight(&st)
+			c.preflight(&st, w)
 		case "install":
 			c.install(&st)
 		case "start":

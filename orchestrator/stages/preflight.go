@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/remote"
 )
 
@@ -63,7 +64,7 @@ fi`
 
 // preflight compiles the preflight stage: every host reports, then the
 // orchestrator judges them together and prints one table.
-func (c *compiler) preflight(st *Stage) {
+func (c *compiler) preflight(st *Stage, w Workload) {
 	p := c.p
 	pf := p.Preflight
 	fioSecs := strconv.Itoa(int(math.Ceil(pf.FioRuntime.Std().Seconds())))
@@ -103,7 +104,11 @@ func (c *compiler) preflight(st *Stage) {
 		hosts = append(hosts, h.Name)
 	}
 	st.Check = &Check{Kind: "preflight", Hosts: hosts, Arch: arch,
-		MinFreeGB: pf.MinFreeGB, MaxClockOffset: pf.MaxClockOffset.Std(), MinReadIOPS: pf.MinReadIOPS}
+		MinFreeGB: pf.MinFreeGB, MaxClockOffset: pf.MaxClockOffset.Std(), MinReadIOPS: pf.MinReadIOPS,
+		FioSize: pf.FioSize, FioRuntime: pf.FioRuntime.Std()}
+	if n, ok := w.(needer); ok {
+		st.Check.Needs, st.Check.Conns = c.needsOf(n)
+	}
 }
 
 // Check is a stage's verdict over every host's probe answers, as data:
@@ -118,6 +123,13 @@ type Check struct {
 	MinFreeGB      float64
 	MaxClockOffset time.Duration
 	MinReadIOPS    float64
+	// FioSize and FioRuntime are the disk benchmark's, for its result.
+	FioSize    string
+	FioRuntime time.Duration
+	// Needs are what each workload host's run step needs (open files,
+	// connections); Conns what each database node receives from them.
+	Needs map[string]HostNeed
+	Conns map[string]NodeConns
 }
 
 // String says what the check judges, for the dry-run.
@@ -146,7 +158,44 @@ func (c *Check) String() string {
 	if len(arch) > 0 {
 		text += ", a host unlike its binary (" + strings.Join(arch, "; ") + ")"
 	}
-	return text + fmt.Sprintf("; warns below %.0f read IOPS", c.MinReadIOPS)
+	text += fmt.Sprintf("; warns below %.0f read IOPS", c.MinReadIOPS)
+	return text + c.needsText()
+}
+
+// needsText says what the run steps will need, for the dry-run: the
+// largest open-files need of a workload host and the most connections a
+// node receives.
+func (c *Check) needsText() string {
+	var text string
+	host, need := "", HostNeed{}
+	for _, h := range c.Hosts {
+		n, ok := c.Needs[h]
+		if !ok {
+			continue
+		}
+		if n.Err != "" {
+			return text + "; the run step is refused on " + h + ": " + n.Err
+		}
+		if host == "" || n.OpenFiles > need.OpenFiles {
+			host, need = h, n
+		}
+	}
+	if host != "" {
+		text += fmt.Sprintf("; the run needs %d open files on %s (%s)", need.OpenFiles, host, nConns(need.Conns))
+		if need.Ulimit > 0 {
+			text += fmt.Sprintf(", tpcc.ulimit %d", need.Ulimit)
+		}
+	}
+	node, nc := "", NodeConns{}
+	for _, h := range c.Hosts {
+		if n, ok := c.Conns[h]; ok && (node == "" || n.Conns > nc.Conns) {
+			node, nc = h, n
+		}
+	}
+	if node != "" {
+		text += fmt.Sprintf(" and sends %s to %s (limit: %s)", nConns(nc.Conns), node, nc.Limit)
+	}
+	return text
 }
 
 // Judge turns the probe answers into the check's table; an error fails
@@ -216,18 +265,8 @@ type ProbeResult struct {
 
 // hostCheck is one host's preflight findings.
 type hostCheck struct {
-	host, arch, disk, nofile, clock, ports, fio string
-	failures, warnings                          []string
-}
-
-func parseKV(out string) map[string]string {
-	kv := map[string]string{}
-	for _, l := range strings.Split(out, "\n") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(l), "="); ok {
-			kv[k] = v
-		}
-	}
-	return kv
+	host, arch, disk, nofile, conns, clock, ports, fio string
+	failures, warnings                                 []string
 }
 
 // judgePreflight turns every host's report into one table; any failure
@@ -258,7 +297,7 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
 		if r.Probe != "preflight" {
 			continue
 		}
-		kv := parseKV(r.Stdout)
+		kv := probe.ParseKV(r.Stdout)
 		c := hostCheck{host: r.Host}
 		// Architecture.
 		c.arch = kv["os"] + "/" + unameArch(kv["arch"])
@@ -287,21 +326,34 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
 		// The disk matters where data lives: hosts that skip the disk
 		// benchmark (workload hosts) are not judged on it.
 		rotational := kv["rotational"] == "1" && kv["fio"] != "skipped"
-		// Open files.
+		// Open files and connections.
 		c.nofile = kv["nofile_hard"]
 		if kv["nofile_ok"] == "0" {
 			c.failures = append(c.failures, fmt.Sprintf("cannot raise the open-files limit as planned (hard limit %s)", kv["nofile_hard"]))
 			c.nofile += " (too low)"
 		}
+		if need, ok := pf.Needs[r.Host]; ok {
+			var failure string
+			c.nofile, c.conns, failure = judgeOpenFiles(need, kv)
+			if failure != "" {
+				c.failures = append(c.failures, failure)
+			}
+		}
+		if nc, ok := pf.Conns[r.Host]; ok {
+			var failure string
+			c.conns, failure = judgeConns(nc)
+			if failure != "" {
+				c.failures = append(c.failures, failure)
+			}
+		}
 		// Clock.
 		cr := clocks[r.Host]
 		if secs, err := strconv.ParseFloat(strings.TrimSpace(cr.Stdout), 64); err == nil {
-			mid := cr.Sent.Add(cr.Received.Sub(cr.Sent) / 2)
-			off := time.Unix(0, int64(secs*1e9)).Sub(mid)
-			rtt := cr.Received.Sub(cr.Sent)
-			c.clock = fmt.Sprintf("%+.1f ms ±%.1f", float64(off)/1e6, float64(rtt)/2e6)
-			if off.Abs() > pf.MaxClockOffset+rtt/2 {
-				c.failures = append(c.failures, fmt.Sprintf("clock %s off this machine's (limit %s)", off.Round(time.Millisecond), plan.FormatDuration(pf.MaxClockOffset)))
+			ch := probe.NewClockHost(r.Host, cr.Sent, cr.Received, secs)
+			c.clock = fmt.Sprintf("%+.1f ms ±%.1f", ch.OffsetMs, ch.RTTMs/2)
+			limit := float64(pf.MaxClockOffset) / float64(time.Millisecond)
+			if math.Abs(ch.OffsetMs) > limit+ch.RTTMs/2 {
+				c.failures = append(c.failures, fmt.Sprintf("clock %s off this machine's (limit %s)", time.Duration(ch.OffsetMs*float64(time.Millisecond)).Round(time.Millisecond), plan.FormatDuration(pf.MaxClockOffset)))
 			}
 		}
 		// Ports.
@@ -316,22 +368,20 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
 		}
 		sort.Strings(ports)
 		c.ports = strings.Join(ports, ", ")
-		// Disk benchmark.
+		// Disk benchmark: the table shows the result file's figures.
 		slow := false
+		fio, err := probe.FioFromKV(r.Host, kv["path"], pf.FioSize, pf.FioRuntime, kv)
 		switch {
-		case kv["fio"] == "skipped":
+		case err != nil:
 			c.fio = "-"
-		case kv["fio"] == "absent":
+			c.warnings = append(c.warnings, err.Error())
+		case fio.Status == "absent":
 			c.fio = "fio not installed"
-		case kv["fio_read_iops"] != "":
-			riops, _ := strconv.ParseFloat(kv["fio_read_iops"], 64)
-			wiops, _ := strconv.ParseFloat(kv["fio_write_iops"], 64)
-			rkib, _ := strconv.ParseFloat(kv["fio_read_kib"], 64)
-			wkib, _ := strconv.ParseFloat(kv["fio_write_kib"], 64)
-			c.fio = fmt.Sprintf("read %.0f IOPS %.1f MiB/s, write %.0f IOPS %.1f MiB/s", riops, rkib/1024, wiops, wkib/1024)
-			if riops < pf.MinReadIOPS {
+		case fio.Status == "measured":
+			c.fio = fmt.Sprintf("read %.0f IOPS %.1f MiB/s, write %.0f IOPS %.1f MiB/s", fio.ReadIOPS, fio.ReadKiBps/1024, fio.WriteIOPS, fio.WriteKiBps/1024)
+			if fio.ReadIOPS < pf.MinReadIOPS {
 				slow = true
-				c.warnings = append(c.warnings, fmt.Sprintf("disk reads %.0f IOPS under 4k random 75/25: network-attached or HDD-class storage", riops))
+				c.warnings = append(c.warnings, fmt.Sprintf("disk reads %.0f IOPS under 4k random 75/25: network-attached or HDD-class storage", fio.ReadIOPS))
 			}
 			// Virtual disks often call themselves rotational; a measured
 			// disk is judged by what it did.
@@ -349,7 +399,7 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tOS/ARCH\tDISK\tNOFILE\tCLOCK\tPORTS\tDISK BENCHMARK (fio 4k randrw 75/25)\tVERDICT")
+	fmt.Fprintln(tw, "HOST\tOS/ARCH\tDISK\tNOFILE\tCONNS\tCLOCK\tPORTS\tDISK BENCHMARK (fio 4k randrw 75/25)\tVERDICT")
 	for _, c := range checks {
 		verdict := "ok"
 		switch {
@@ -358,9 +408,10 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
 		case len(c.warnings) > 0:
 			verdict = "warn: " + strings.Join(c.warnings, "; ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.host, c.arch, c.disk, c.nofile, c.clock, dash(c.ports), c.fio, verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.host, c.arch, c.disk, c.nofile, dash(c.conns), c.clock, dash(c.ports), c.fio, verdict)
 	}
 	tw.Flush()
+	b.WriteString(pf.limitsNote())
 	if failed > 0 {
 		return b.String(), &PreflightError{Failed: failed, Hosts: len(checks)}
 	}

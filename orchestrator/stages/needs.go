@@ -1,0 +1,304 @@
+package stages
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/tpcc"
+)
+
+// HostNeed is what a workload host's run step needs of the operating
+// system: the connections it opens and the open-files limit that takes
+// (the recipes' `ulimit -n 200500`), the most over all of its rounds.
+type HostNeed struct {
+	Terminals int // terminals (wait mode) or workers (no wait)
+	Conns     int
+	OpenFiles int
+	// Ulimit is the plan's tpcc.ulimit, which the run step raises its
+	// limit to (0: the step runs with the host's own limit).
+	Ulimit int
+	// Err is why the driver would refuse the run step's configuration.
+	Err string
+}
+
+// NodeConns is the connections a database node receives from every
+// workload host at once (the most over all rounds) and the most it
+// accepts.
+type NodeConns struct {
+	Conns int
+	Max   int    // 0: no limit known
+	Limit string // where Max comes from, for the table
+	// Setting is the setting that raises Max ("" when none does).
+	Setting string
+}
+
+// hostConns is one round's run step on one workload host: its needs and
+// the connections it opens to each of its URLs.
+type hostConns struct {
+	need HostNeed
+	urls []string
+	per  []int // connections to urls[i]
+}
+
+// runNeeds is the tpcc run step's needs on each workload host: the
+// RunConfig its flags express (runRound), given to tpcc.RunNeeds, once
+// per round (and for the allocation run). A search tries up to every
+// warehouse active.
+func (w tpccWorkload) runNeeds() map[string][]hostConns {
+	c, p := w.c, w.c.p
+	out := map[string][]hostConns{}
+	rounds := p.Rounds()
+	if slices.Contains(p.Stages, "allocate") {
+		rounds = append(rounds, plan.Round{})
+	}
+	for _, rd := range rounds {
+		for _, h := range p.Workload {
+			urls := c.f.runURLs(h)
+			cfg := runConfig(p, h, rd, urls)
+			hc := hostConns{urls: urls, need: HostNeed{Ulimit: p.TPCC.Ulimit}}
+			n, err := tpcc.RunNeeds(cfg)
+			if err != nil {
+				hc.need.Err = err.Error()
+			} else {
+				hc.need.Terminals, hc.need.Conns, hc.need.OpenFiles = n.Terminals, n.Conns, n.OpenFiles
+				for range urls {
+					// RunNeeds counts the same number on every URL.
+					hc.per = append(hc.per, n.Conns/len(urls))
+				}
+			}
+			out[h.Name] = append(out[h.Name], hc)
+		}
+	}
+	return out
+}
+
+// runConfig is the configuration runRound's flags give `benchrig tpcc
+// run` on host h in round rd (tpcc.ulimit and extra_flags aside).
+func runConfig(p *plan.Plan, h plan.Host, rd plan.Round, urls []string) tpcc.RunConfig {
+	cfg := tpcc.RunConfig{URLs: urls, Warehouses: p.TPCC.Warehouses, ActiveWarehouses: rd.ActiveWarehouses(p),
+		Partitions: p.TPCC.Partitions, Workers: rd.Workers(p), Conns: p.TPCC.Conns, Wait: 1}
+	if p.TPCC.Search != nil {
+		cfg.ActiveWarehouses = p.TPCC.Warehouses
+	}
+	if p.TPCC.Partitions > 0 && len(p.Workload) > 1 || h.Pinned {
+		cfg.Affinity = h.Partitions
+	}
+	switch p.TPCC.Wait {
+	case "", "true":
+	case "false":
+		cfg.Wait = 0
+	default:
+		// Validation accepts a factor, as the driver's --wait does.
+		if f, err := strconv.ParseFloat(p.TPCC.Wait, 64); err == nil {
+			cfg.Wait = f
+		}
+	}
+	return cfg
+}
+
+// needer is a workload whose run steps' needs are known.
+type needer interface {
+	runNeeds() map[string][]hostConns
+}
+
+// crudFdReserve is what a crud run holds open besides its connections.
+const crudFdReserve = 64
+
+// runNeeds of crud: every goroutine holds a connection for the whole run,
+// goroutine g on URLs[g mod len(URLs)].
+func (w crudWorkload) runNeeds() map[string][]hostConns {
+	c, p := w.c, w.c.p
+	g := p.CRUD.Goroutines
+	out := map[string][]hostConns{}
+	for _, h := range p.Workload {
+		urls := c.f.urls()
+		hc := hostConns{urls: urls, need: HostNeed{Terminals: g, Conns: g, OpenFiles: g + crudFdReserve, Ulimit: p.TPCC.Ulimit}}
+		for i := range urls {
+			hc.per = append(hc.per, g/len(urls)+btoi(i < g%len(urls))) // i < len(urls): no division by 0
+		}
+		out[h.Name] = []hostConns{hc}
+	}
+	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// needsOf sums a workload's needs: per workload host the most of its
+// rounds; per node the most connections any one round sends it, against
+// its limit.
+func (c *compiler) needsOf(w needer) (map[string]HostNeed, map[string]NodeConns) {
+	p := c.p
+	byHost := w.runNeeds()
+	urlNode := map[string]string{}
+	urls := c.f.urls()
+	for i, u := range urls {
+		switch {
+		case len(urls) == len(p.Nodes):
+			urlNode[u] = p.Nodes[i].Name
+		case i == 0 && len(p.Nodes) > 0:
+			urlNode[u] = p.Nodes[0].Name // postgres: the primary
+		}
+	}
+	hosts := map[string]HostNeed{}
+	nodes := map[string]NodeConns{}
+	for _, h := range p.Workload {
+		for _, hc := range byHost[h.Name] {
+			old, seen := hosts[h.Name]
+			if !seen || hc.need.Err != "" && old.Err == "" || old.Err == "" && hc.need.OpenFiles > old.OpenFiles {
+				hosts[h.Name] = hc.need
+			}
+		}
+	}
+	// Rounds run one after another; a round's hosts all at once.
+	rounds := 0
+	for _, l := range byHost {
+		rounds = max(rounds, len(l))
+	}
+	for r := range rounds {
+		sum := map[string]int{}
+		for _, h := range p.Workload {
+			if l := byHost[h.Name]; r < len(l) {
+				for i, u := range l[r].urls {
+					if n, ok := urlNode[u]; ok {
+						sum[n] += l[r].per[i]
+					}
+				}
+			}
+		}
+		for n, s := range sum {
+			nc := nodes[n]
+			nc.Conns = max(nc.Conns, s)
+			nodes[n] = nc
+		}
+	}
+	most, limit, setting := c.connLimit()
+	for n, nc := range nodes {
+		nc.Max, nc.Limit, nc.Setting = most, limit, setting
+		nodes[n] = nc
+	}
+	return hosts, nodes
+}
+
+// PostgreSQL's defaults for the connection limit (runtime-config-connection).
+const (
+	pgMaxConnections   = 100
+	pgSuperuserReserve = 3
+)
+
+// connLimit is the most connections a node accepts from the run, and
+// where that comes from: the plan's settings, else the flavor's default.
+func (c *compiler) connLimit() (most int, limit, setting string) {
+	set := map[string]string{}
+	for _, s := range c.p.Settings.Ordered() {
+		set[s.Name] = s.Value
+	}
+	switch c.p.Flavor {
+	case plan.Postgres:
+		// benchrig connects as the cluster's superuser (initdb's user),
+		// which may also take the superuser_reserved_connections slots:
+		// all of max_connections is the run's, leaving none for an admin.
+		if v, err := strconv.Atoi(set["max_connections"]); err == nil && v > 0 {
+			return v, fmt.Sprintf("max_connections %d, the plan's settings (applied at a server start)", v), "max_connections"
+		}
+		return pgMaxConnections, fmt.Sprintf("max_connections %d, PostgreSQL's default (%d of them reserved for superusers, as benchrig's user is)", pgMaxConnections, pgSuperuserReserve), "max_connections"
+	case plan.Cockroach:
+		if v, err := strconv.Atoi(set["server.max_connections_per_gateway"]); err == nil && v > 0 {
+			return v, fmt.Sprintf("server.max_connections_per_gateway %d, the plan's settings", v), "server.max_connections_per_gateway"
+		}
+		return 0, "none, server.max_connections_per_gateway unset", ""
+	}
+	return 0, "none known", ""
+}
+
+// hostLimit reads a limit `ulimit` printed: a number, or "unlimited";
+// ok is false when the host printed neither.
+func hostLimit(s string) (n int, ok bool) {
+	if s == "unlimited" {
+		return math.MaxInt, true
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0
+}
+
+// judgeOpenFiles compares a workload host's open-files limit, as its run
+// step will get it, with what the step needs: the table's NOFILE and
+// CONNS cells and a failure ("" when none). With tpcc.ulimit the step
+// sets its limit to it (`ulimit -n`); without, the driver, a Go program,
+// raises its soft limit to the hard limit as it starts, so the hard limit
+// is what it gets.
+func judgeOpenFiles(need HostNeed, kv map[string]string) (nofile, conns, failure string) {
+	if need.Err != "" {
+		return kv["nofile_hard"], "-", "the driver refuses the run step's configuration: " + need.Err
+	}
+	conns = fmt.Sprintf("opens %d", need.Conns)
+	hard, known := hostLimit(kv["nofile_hard"])
+	have, from := hard, "hard limit"
+	if need.Ulimit > 0 {
+		have, from = need.Ulimit, "tpcc.ulimit"
+		if kv["nofile_ok"] == "0" {
+			// The step cannot set it at all: that failure is said already.
+			return fmt.Sprintf("need %d, tpcc.ulimit %d (above hard limit %s)", need.OpenFiles, need.Ulimit, kv["nofile_hard"]), conns, ""
+		}
+	} else if !known {
+		return fmt.Sprintf("need %d, limit unknown", need.OpenFiles), conns, ""
+	}
+	haveText := strconv.Itoa(have)
+	if have == math.MaxInt {
+		haveText = "unlimited"
+	}
+	nofile = fmt.Sprintf("need %d, have %s (%s)", need.OpenFiles, haveText, from)
+	if have >= need.OpenFiles {
+		return nofile, conns, ""
+	}
+	failure = fmt.Sprintf("open-files limit %d (%s) is below the %d the run needs for %s", have, from, need.OpenFiles, nConns(need.Conns))
+	switch {
+	case known && hard >= need.OpenFiles:
+		failure += fmt.Sprintf(": set tpcc.ulimit: %d, or lower tpcc.conns", need.OpenFiles)
+	default:
+		failure += fmt.Sprintf(": raise the hard limit to at least %d (nofile in /etc/security/limits.conf, or LimitNOFILE of sshd) and set tpcc.ulimit: %d, or lower tpcc.conns", need.OpenFiles, need.OpenFiles)
+	}
+	return nofile + " (too low)", conns, failure
+}
+
+// judgeConns compares the connections a node receives with its limit.
+func judgeConns(nc NodeConns) (conns, failure string) {
+	if nc.Max == 0 {
+		return fmt.Sprintf("gets %d", nc.Conns), ""
+	}
+	conns = fmt.Sprintf("gets %d of %d", nc.Conns, nc.Max)
+	if nc.Conns <= nc.Max {
+		return conns, ""
+	}
+	fix := "lower tpcc.conns"
+	if nc.Setting != "" {
+		fix = fmt.Sprintf("set %s: %d (or more) under settings.cluster, or %s", nc.Setting, nc.Conns, fix)
+	}
+	return conns + " (too many)", fmt.Sprintf("the run opens %s to this node, %s allows %d: %s", nConns(nc.Conns), nc.Setting, nc.Max, fix)
+}
+
+// limitsNote says where the nodes' connection limit comes from, under the
+// table.
+func (c *Check) limitsNote() string {
+	for _, h := range c.Hosts {
+		if nc, ok := c.Conns[h]; ok {
+			return "connection limit of the nodes: " + nc.Limit + "\n"
+		}
+	}
+	return ""
+}
+
+// nConns is "1 connection", "2 connections".
+func nConns(n int) string {
+	if n == 1 {
+		return "1 connection"
+	}
+	return strconv.Itoa(n) + " connections"
+}
