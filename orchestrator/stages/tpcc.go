@@ -22,6 +22,16 @@ type tpccWorkload struct{ c *compiler }
 // warehouse range when tpcc.split_load is set.
 func (w tpccWorkload) Load(st *Stage) {
 	c, p := w.c, w.c.p
+	if cf, ok := c.f.(cockroachFlavor); ok {
+		switch {
+		case p.TPCC.Driver == plan.DriverWorkload:
+			cf.workloadImport(st)
+			return
+		case p.TPCC.Import.Method == plan.ImportIMPORT:
+			cf.importStatements(st)
+			return
+		}
+	}
 	first := p.Workload[0]
 	urls := c.f.urls()
 	initArgs := append([]string{"./benchrig", "tpcc", "init", "--warehouses", strconv.Itoa(p.TPCC.Warehouses)}, c.f.initFlags()...)
@@ -132,10 +142,20 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		}
 		st.then()
 	}
+	cf, crdb := c.f.(cockroachFlavor)
+	workload := p.TPCC.Driver == plan.DriverWorkload
 	for i, h := range p.Workload {
 		args := []string{"./benchrig", "tpcc", "run"}
+		if workload {
+			args = []string{"./workload", "run", "tpcc"}
+		} else if crdb {
+			args = append(args, cf.versionFlags()...)
+		}
 		if p.TPCC.Partitions > 0 {
 			args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
+			if crdb {
+				args = append(args, cf.partitionFlags()...)
+			}
 		}
 		args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses))
 		if a := rd.ActiveWarehouses(p); rd.Flag == "active-warehouses" || a != p.TPCC.Warehouses || p.TPCC.ActiveWarehouses > 0 {
@@ -161,13 +181,17 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		if histograms {
 			args = append(args, "--histograms", plan.HistogramFile(p, i, rd))
 		}
-		args = append(args, p.TPCC.Extra...)
-		urls := c.f.runURLs(h)
-		args = append(args, urls...)
 		name := what
 		if rd.Label != "" {
 			name += "-" + rd.Label
 		}
+		if workload {
+			st.add(workloadRunStep(p, h, strings.TrimSpace(what+" TPC-C (workload) "+rd.Label), name, histograms && len(p.Workload) > 1, args))
+			continue
+		}
+		args = append(args, p.TPCC.Extra...)
+		urls := c.f.runURLs(h)
+		args = append(args, urls...)
 		st.add(Step{Host: h.Name, Kind: Job, What: strings.TrimSpace(what + " TPC-C " + rd.Label), Positional: len(urls), CheckExit: tpccCheckExit,
 			JobName: name, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
 			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
