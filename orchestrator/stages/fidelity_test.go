@@ -58,7 +58,7 @@ func TestImportStage100k(t *testing.T) {
 	}
 	for _, m := range imports {
 		table := m[1]
-		srcs := regexp.MustCompile(`(?m)^--   \$\d+ = (workload:///csv/tpcc/` + table + `\?\S+)$`).FindAllStringSubmatch(s.Shows, -1)
+		srcs := regexp.MustCompile(`(?m)^--   \$\d+ = (workload:///csv/tpcc/`+table+`\?\S+)$`).FindAllStringSubmatch(s.Shows, -1)
 		if n := len(srcs); n != 81 && n != 82 {
 			t.Errorf("%s: %d sources, want 81 (82 with a short last range)", table, n)
 		}
@@ -197,8 +197,6 @@ func TestReplicationWait(t *testing.T) {
 	}
 	t.Fatal("no replication wait")
 }
-
-
 
 // loadPlanText loads a shipped plan, its text first changed by edit (nil:
 // as shipped), from a file next to it so relative paths still resolve.
