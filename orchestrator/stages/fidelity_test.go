@@ -216,3 +216,62 @@ func loadPlanText(t *testing.T, file string, edit func(string) string) *plan.Pla
 	}
 	return p
 }
+
+// TestPostgresLoadsFromEveryHost: by default every workload host loads a
+// disjoint 0-based warehouse range, i*W/n .. (i+1)*W/n-1, to the primary;
+// import.hosts: first loads from the first host alone.
+func TestPostgresLoadsFromEveryHost(t *testing.T) {
+	loads := func(edit func(string) string) []string {
+		p := loadPlanText(t, "../../plans/local.yaml", edit)
+		compiled, err := stages.Compile(p, stages.Options{DriverPath: "/opt/benchrig/bin/benchrig"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range stepsOf(compiled, "import") {
+			if s.Kind == stages.Job {
+				out = append(out, s.Host+": "+strings.Join(s.Cmd.Args, " "))
+			}
+		}
+		return out
+	}
+	const url = "postgres://127.0.0.2:25432/tpcc?sslmode=disable"
+	ten := func(s string) string { return strings.Replace(s, "warehouses: 2\n", "warehouses: 11\n", 1) }
+	got := loads(ten)
+	want := []string{
+		"load1: ./benchrig tpcc load --warehouses 11 --from 0 --to 4 " + url,
+		"load2: ./benchrig tpcc load --warehouses 11 --from 5 --to 10 " + url,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("loads:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	got = loads(func(s string) string {
+		return strings.Replace(ten(s), "tpcc:\n", "tpcc:\n  import: {hosts: first}\n", 1)
+	})
+	if len(got) != 1 || got[0] != "load1: ./benchrig tpcc load --warehouses 11 "+url {
+		t.Errorf("import.hosts first: %q", got)
+	}
+}
+
+// TestCockroachCopyLoadsToTheServingRack: import.method copy from every
+// host sends each warehouse range to a node of the rack its first
+// warehouse's partition is pinned to (20000 is in p5, [18518, 22222)).
+func TestCockroachCopyLoadsToTheServingRack(t *testing.T) {
+	_, compiled := compile100k(t, func(s string) string {
+		return strings.Replace(s, "tpcc:\n", "tpcc:\n  import: {method: copy, hosts: all}\n", 1)
+	})
+	var got []string
+	for _, s := range stepsOf(compiled, "import") {
+		if s.Kind == stages.Job {
+			got = append(got, s.Host+" "+s.Cmd.Args[len(s.Cmd.Args)-1])
+		}
+	}
+	want := "workload1 postgres://root@10.0.1.11:26257/tpcc?sslmode=disable " + // p0 rack 0: crdb01
+		"workload2 postgres://root@10.0.1.16:26257/tpcc?sslmode=disable " + // p5: crdb06
+		"workload3 postgres://root@10.0.1.21:26257/tpcc?sslmode=disable " + // 40000 in p10: crdb11
+		"workload4 postgres://root@10.0.1.27:26257/tpcc?sslmode=disable " + // 60000 in p16: crdb17
+		"workload5 postgres://root@10.0.1.32:26257/tpcc?sslmode=disable" // 80000 in p21: crdb22
+	if strings.Join(got, " ") != want {
+		t.Errorf("copy loaders:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+}
