@@ -107,7 +107,8 @@ func (w tpccWorkload) Run(st *Stage) error {
 // (which tpcc merge combines) and the benchrig.result/v1 file the report
 // reads.
 func (w tpccWorkload) Results() []ResultFile {
-	return w.roundFiles(w.c.p.Rounds(), true)
+	// workload writes only the histograms; tpcc merge reads them.
+	return w.roundFiles(w.c.p.Rounds(), w.c.p.TPCC.Driver != plan.DriverWorkload)
 }
 
 func (w tpccWorkload) roundFiles(rounds []plan.Round, results bool) []ResultFile {
