@@ -1,10 +1,12 @@
 package stages_test
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -273,5 +275,25 @@ func TestCockroachCopyLoadsToTheServingRack(t *testing.T) {
 		"workload5 postgres://root@10.0.1.32:26257/tpcc?sslmode=disable" // 80000 in p21: crdb22
 	if strings.Join(got, " ") != want {
 		t.Errorf("copy loaders:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// TestShowGolden pins `plan show` of every shipped plan: racks per node,
+// partitions per workload host, release, import method and driver.
+func TestShowGolden(t *testing.T) {
+	withLicense(t)
+	for _, f := range shippedPlans(t) {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			p, err := plan.LoadPlan(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := stages.Show(&out, p); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "show/"+name+".golden", out.Bytes())
+		})
 	}
 }
