@@ -3,6 +3,7 @@ package stages
 import (
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,7 +78,7 @@ func (f cockroachFlavor) workloadImport(st *Stage) {
 	t := p.TPCC
 	h := p.Workload[0]
 	args := []string{"./workload", "fixtures", "import", "tpcc"}
-	partitionHere := t.Partitions > 1 && !containsStage(p.Stages, "partition")
+	partitionHere := t.Partitions > 1 && !slices.Contains(p.Stages, "partition")
 	if partitionHere {
 		args = append(args, "--partitions", strconv.Itoa(t.Partitions))
 		args = append(args, f.partitionFlags()...)
@@ -139,13 +140,4 @@ func RecipeLine(ulimit int, args []string) string {
 	b.WriteString(remote.ShellJoin(remote.Cmd{Args: args}))
 	b.WriteString(" $(cat " + addrsFile + ")")
 	return b.String()
-}
-
-func containsStage(stages []string, name string) bool {
-	for _, s := range stages {
-		if s == name {
-			return true
-		}
-	}
-	return false
 }
