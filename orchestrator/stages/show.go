@@ -74,7 +74,15 @@ func Show(w io.Writer, p *plan.Plan) error {
 		f = postgresFlavor{p}
 	}
 	fmt.Fprintln(w, "addrs (what workload hosts connect to):")
-	for _, u := range f.urls() {
+	urls := f.urls()
+	if p.TPCC.Driver == plan.DriverWorkload {
+		// workload's URLs name no database: it adds its --db.
+		urls = urls[:0:0]
+		for _, n := range p.Nodes {
+			urls = append(urls, workloadURL(n))
+		}
+	}
+	for _, u := range urls {
 		fmt.Fprintf(w, "  %s\n", u)
 	}
 	return nil
