@@ -54,6 +54,7 @@ func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
 			ps.at(p.node(&t.Partitions), "tpcc.partitions: %d partitions for %d racks; partition i is pinned to rack i, so they must match", t.Partitions, racks)
 		}
 	}
+	validateFidelity(ps, p)
 	if t.Wait != "" {
 		if _, err := strconv.ParseFloat(t.Wait, 64); err != nil && t.Wait != "true" && t.Wait != "false" {
 			ps.at(p.node(&t.Wait), "tpcc.wait: want true, false or a factor such as 0.5, got %q", t.Wait)

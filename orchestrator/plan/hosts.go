@@ -190,7 +190,7 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 		racks := s.Racks
 		if racks > count {
 			ps.at(p.node(&s.Racks), "%s.racks: %d racks for %d hosts leaves racks empty", at, s.Racks, count)
-			racks = 0 // k*racks/count below must not overflow
+			racks = 0 // leave the hosts without a rack; the problem is reported
 		}
 		if len(s.Partitions) > 0 && (isNode || count != 1) {
 			ps.at(p.node(&s.Partitions), "%s.partitions: only a single workload host can pin partitions", at)
@@ -257,7 +257,11 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 				h.Rack = n
 			}
 			if racks > 0 {
-				h.Rack = k * racks / count
+				// roachprod's --racks convention: host k of the spec in
+				// rack k % racks. workload up to v24.x has URL j of the
+				// addrs file serve partition j % P, so the nodes listed in
+				// order must cycle through the racks.
+				h.Rack = k % racks
 			}
 			if isNode {
 				defSQL, defHTTP := 26257, 8080

@@ -76,3 +76,37 @@ func TestPartitionAffinity(t *testing.T) {
 		}
 	}
 }
+
+// TestRacksRoundRobin: racks: R puts host k of the spec in rack k % R
+// (roachprod's --racks), which workload's URL j -> partition j % P
+// mapping relies on (cockroach.md §2); a pinned rack still wins.
+func TestRacksRoundRobin(t *testing.T) {
+	withLicense(t)
+	p, err := LoadPlan("../../plans/tpcc-100k.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"crdb01": 0, "crdb02": 1, "crdb27": 26, "crdb28": 0, "crdb29": 1, "crdb81": 26}
+	for _, n := range p.Nodes {
+		if r, ok := want[n.Name]; ok && n.Rack != r {
+			t.Errorf("%s in rack %d, want %d", n.Name, n.Rack, r)
+		}
+	}
+	for i, n := range p.Nodes {
+		if n.Rack != i%27 {
+			t.Fatalf("node %d (%s) in rack %d, want %d", i, n.Name, n.Rack, i%27)
+		}
+	}
+	pinned, err := ParsePlan("t.yaml", []byte(planText(Cockroach, "  - name: n[1-3]\n    addr: 10.0.0.[1-3]\n",
+		"  - {name: n1, addr: 10.0.0.1, rack: \"1\"}\n  - {name: n2, addr: 10.0.0.2, rack: \"0\"}\n  - {name: n3, addr: 10.0.0.3, rack: \"1\"}\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, n := range pinned.Nodes {
+		got = append(got, n.Rack)
+	}
+	if fmt.Sprint(got) != "[1 0 1]" {
+		t.Errorf("pinned racks %v, want [1 0 1]", got)
+	}
+}

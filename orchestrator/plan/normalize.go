@@ -45,7 +45,7 @@ func Normalize(p *Plan) *Plan {
 	if n.Flavor == Cockroach && b.InstallPath == "" {
 		b.InstallPath = "/usr/local/bin/cockroach"
 	}
-	for _, bin := range []*Binary{&b.Database, b.Swap, b.Driver} {
+	for _, bin := range []*Binary{&b.Database, b.Swap, b.Driver, b.Workload} {
 		if bin != nil && bin.Path != "" {
 			bin.Path = n.resolve(bin.Path)
 		}
@@ -90,6 +90,7 @@ func Normalize(p *Plan) *Plan {
 		}
 	}
 	n.Preflight.defaults()
+	n.normalizeFidelity()
 	n.assignPartitions()
 	n.index()
 	return n
@@ -108,7 +109,7 @@ func (p *Plan) clone() *Plan {
 		c := *b
 		return &c
 	}
-	n.Binaries.Swap, n.Binaries.Driver = cp(p.Binaries.Swap), cp(p.Binaries.Driver)
+	n.Binaries.Swap, n.Binaries.Driver, n.Binaries.Workload = cp(p.Binaries.Swap), cp(p.Binaries.Driver), cp(p.Binaries.Workload)
 	if p.License != nil {
 		l := *p.License
 		if l.Key != nil {

@@ -5,11 +5,13 @@ import (
 
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // cockroachFlavor emits the commands and SQL of CockroachDB's published
@@ -167,15 +169,18 @@ func (f cockroachFlavor) urls() []string {
 
 func (f cockroachFlavor) initFlags() []string { return nil }
 
-// runURLs gives a workload host that drives several partitions the nodes
-// of those partitions' racks, interleaved in the order of its affinity
-// list (k-th node of each rack in turn): the driver has URL j serve
-// partition affinity[j mod len(affinity)], so every partition's terminals
-// talk to the rack its data is pinned to. A rack with fewer nodes repeats
-// its own to keep the interleave exact. Other hosts get every node.
+// runURLs are the URLs workload host h runs against. Up to v24.x
+// workload has URL j serve partition j % P and node i sits in rack
+// i % racks (roachprod's --racks, plan Normalize's default), so every
+// host gets the recipe's addrs file: all nodes in order, and partition p's
+// terminals talk to rack p's nodes. From v25.1 URL j serves affinity[j]:
+// a host driving several partitions then gets those partitions' racks'
+// nodes interleaved in its affinity order (k-th node of each rack in
+// turn; a rack with fewer nodes repeats its own).
 func (f cockroachFlavor) runURLs(h plan.Host) []string {
 	all := f.urls()
-	if f.p.TPCC.Partitions == 0 || len(h.Partitions) < 2 || f.p.Racks() == 0 {
+	v, known := f.p.CockroachRelease()
+	if !known || !v.URLPerAffinity() || f.p.TPCC.Partitions == 0 || len(h.Partitions) < 2 || f.p.Racks() == 0 {
 		return all
 	}
 	byRack := map[int][]string{}
@@ -197,14 +202,52 @@ func (f cockroachFlavor) runURLs(h plan.Host) []string {
 	return out
 }
 
-// replicationSettled fails (so the wait polls again) while any range has
-// fewer than its replicas or the replicate queue has work: the recipe's
-// "Replication Queue gets to 0 for all actions and stays there".
-const replicationSettled = `SELECT CASE WHEN
- (SELECT count(*) FROM crdb_internal.ranges WHERE array_length(replicas, 1) < %d) > 0
- OR (SELECT coalesce(sum((metrics->>'queue.replicate.pending')::INT8), 0) FROM crdb_internal.kv_store_status) > 0
- THEN crdb_internal.force_error('55000', 'up-replication and partitioning not finished')
- ELSE 0 END`
+// versionFlags pass the plan's release to the embedded driver, so that
+// it issues that release's statements without asking the server (and the
+// dry-run lists exactly them); without one the driver asks.
+func (f cockroachFlavor) versionFlags() []string {
+	if v, ok := f.p.CockroachRelease(); ok {
+		return []string{"--cockroach-version", v.String()}
+	}
+	return nil
+}
+
+// partitionFlags are workload's partitioning flags beyond --partitions,
+// when the plan sets them.
+func (f cockroachFlavor) partitionFlags() []string {
+	t := f.p.TPCC
+	var out []string
+	if t.PartitionStrategy != "" && t.PartitionStrategy != "replication" {
+		out = append(out, "--partition-strategy", t.PartitionStrategy)
+	}
+	if len(t.Zones) > 0 {
+		out = append(out, "--zones", strings.Join(t.Zones, ","))
+	}
+	return out
+}
+
+// partitionShows is the partitioning SQL workload issues for the plan's
+// release, warehouses, partitions, strategy and zones: what the
+// partitioning command will run (cockroach.md §2).
+func (f cockroachFlavor) partitionShows() string {
+	t := f.p.TPCC
+	v, ok := f.p.CockroachRelease()
+	if !ok {
+		return "-- the partitioning SQL depends on the CockroachDB release, which the driver asks the server; set tpcc.cockroach_version to list it here"
+	}
+	parts, err := tpcc.NewPartitions(t.Warehouses, t.Warehouses, t.Partitions)
+	if err != nil {
+		return "-- " + err.Error()
+	}
+	strategy, _ := tpcc.ParsePartitionStrategy(t.PartitionStrategy) // validated
+	stmts, err := tpcc.WorkloadPartitionStatements(tpcc.PartitionOptions{Version: v, Parts: parts, Strategy: strategy,
+		Zones: t.Zones, FKIndexes: v.FKIndexes()})
+	if err != nil {
+		return "-- " + err.Error()
+	}
+	return fmt.Sprintf("-- workload's partitioning for CockroachDB %s, %d warehouses in %d partitions (%s), unless already partitioned:\n%s;",
+		v, t.Warehouses, t.Partitions, strategy, strings.Join(stmts, ";\n"))
+}
 
 func (f cockroachFlavor) partition(st *Stage, c *compiler) {
 	p := f.p
@@ -215,18 +258,79 @@ func (f cockroachFlavor) partition(st *Stage, c *compiler) {
 		st.then()
 	}
 	// The recipe partitions with a short run: the driver partitions the
-	// tables (PARTITION BY RANGE + zone configs per rack) before running.
-	w := p.Workload[0]
-	args := []string{"./benchrig", "tpcc", "run", "--partitions", strconv.Itoa(p.TPCC.Partitions),
-		"--warehouses", strconv.Itoa(p.TPCC.Warehouses), "--duration", p.TPCC.PartitionRun.String(), "--ramp", "1ms",
-		c.f.urls()[0]}
-	st.add(Step{Host: w.Name, Kind: Job, What: "partition the tables", JobName: "partition",
-		JobDir: w.Dir + "/jobs", Cmd: remote.Cmd{Dir: w.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
+	// tables (PARTITION BY RANGE + zone configs per rack, item replicas)
+	// before running.
+	if p.TPCC.Driver == plan.DriverWorkload {
+		f.workloadPartition(st)
+	} else {
+		w := p.Workload[0]
+		args := append([]string{"./benchrig", "tpcc", "run"}, f.versionFlags()...)
+		args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
+		args = append(args, f.partitionFlags()...)
+		args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses), "--duration", p.TPCC.PartitionRun.String(), "--ramp", "1ms",
+			c.f.urls()[0])
+		st.add(Step{Host: w.Name, Kind: Job, What: "partition the tables", JobName: "partition",
+			JobDir: w.Dir + "/jobs", Cmd: remote.Cmd{Dir: w.Dir, Args: withUlimit(p.TPCC.Ulimit, args)},
+			Shows: f.partitionShows()})
+	}
 	st.then()
 	replicas := max(p.Settings.Replicas, 3)
 	st.add(Step{Host: n.Name, Kind: Wait, What: "wait for up-replication and partitioning",
 		Poll: 30 * time.Second, Timeout: 4 * time.Hour, Settle: 4,
-		Cmd: f.sql(n, fmt.Sprintf(replicationSettled, replicas))})
+		Cmd: f.sql(n, tpcc.ReplicationSettledSQL(replicas))})
+}
+
+// importStatements loads the data as `workload fixtures import tpcc`
+// does: one `benchrig tpcc import` from the first workload host issues
+// the release's IMPORT statements, whose workload:// sources every node
+// generates in parallel; its output is the jobs' progress per table. The
+// step shows the statements and the estimate, from the same functions.
+// The partitioning is left to the partition stage when the plan has one
+// (the recipes partition after restoring replication), else done here.
+func (f cockroachFlavor) importStatements(st *Stage) {
+	p := f.p
+	t := p.TPCC
+	h := p.Workload[0]
+	args := append([]string{"./benchrig", "tpcc", "import"}, f.versionFlags()...)
+	args = append(args, "--nodes", strconv.Itoa(len(p.Nodes)), "--warehouses", strconv.Itoa(t.Warehouses))
+	if t.Database != "tpcc" {
+		args = append(args, "--db", t.Database)
+	}
+	if t.Import.FilesPerNode > 1 {
+		args = append(args, "--files-per-node", strconv.Itoa(t.Import.FilesPerNode))
+	}
+	partitionHere := t.Partitions > 1 && !slices.Contains(p.Stages, "partition")
+	if partitionHere {
+		args = append(args, "--partitions", strconv.Itoa(t.Partitions))
+		args = append(args, f.partitionFlags()...)
+	}
+	args = append(args, f.urls()[0])
+	st.add(Step{Host: h.Name, Kind: Job, What: "import the TPC-C tables (IMPORT from workload:// sources)",
+		JobName: "import", JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: args},
+		Shows: f.importShows(partitionHere)})
+}
+
+// importShows lists what `benchrig tpcc import` will issue: the
+// statements of tpcc.PlanImport for the plan's release and node count,
+// and tpcc.EstimateImport's rows, bytes and duration.
+func (f cockroachFlavor) importShows(partition bool) string {
+	t := f.p.TPCC
+	est := "-- " + tpcc.EstimateImport(t.Warehouses, len(f.p.Nodes)).String()
+	v, ok := f.p.CockroachRelease()
+	if !ok {
+		return "-- the statements depend on the CockroachDB release, which the command asks the server; set tpcc.cockroach_version to list them here\n" + est
+	}
+	o := tpcc.ImportOptions{Version: v, DB: t.Database, Warehouses: t.Warehouses, Seed: 1, FKs: true,
+		Nodes: len(f.p.Nodes), FilesPerNode: t.Import.FilesPerNode, InjectStats: true, Schema: tpcc.ImportSchema(v, true)}
+	if partition {
+		o.Partitions, o.Zones = t.Partitions, t.Zones
+		o.Strategy, _ = tpcc.ParsePartitionStrategy(t.PartitionStrategy)
+	}
+	ip, err := tpcc.PlanImport(o)
+	if err != nil {
+		return "-- " + err.Error() + "\n" + est
+	}
+	return strings.TrimRight(ip.Display(), "\n") + "\n" + est
 }
 
 // swap replaces the binary node by node (the 100k recipe's "Re-start

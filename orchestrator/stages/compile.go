@@ -170,6 +170,9 @@ func (c *compiler) install(st *Stage) {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
 			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", "--", h.Dir + "/jobs"}}})
 		st.add(installBinary(h, c.driver(), h.Dir+"/benchrig", false)...)
+		if c.p.TPCC.Driver == plan.DriverWorkload {
+			c.workloadInstall(st, h)
+		}
 	}
 }
 

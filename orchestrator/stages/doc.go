@@ -7,6 +7,13 @@
 // one iteration's steps). Nothing in them is a function, so a dry-run shows
 // everything a stage will do. What differs between databases is a flavor
 // (cockroach.go, postgres.go); what differs between benchmarks is a
-// Workload (tpcc.go, search.go, crud.go). Compile connects nowhere and
-// reads no secret. The package knows nothing of how steps are executed.
+// Workload (tpcc.go, search.go, crud.go). The cockroach flavor follows
+// CockroachDB's workload for the plan's release: its import issues the
+// IMPORT statements of `workload fixtures import` through `benchrig tpcc
+// import`, and a step's Shows carries, computed at compile time from the
+// tpcc package's pure functions, the SQL a command will issue (the import
+// statements and estimate, the partitioning) for the dry-run to list;
+// with driver: workload (workloaddriver.go) the official workload binary
+// runs the recipe's own commands. Compile connects nowhere and reads no
+// secret. The package knows nothing of how steps are executed.
 package stages

@@ -56,9 +56,12 @@ func TestSQLValue(t *testing.T) {
 	}
 }
 
-// TestRunURLsFollowRacks: the driver has URL j serve partition
-// affinity[j mod len(affinity)]; each such URL must be a node of that
-// partition's rack, and every node of the rack must be used.
+// TestRunURLsFollowRacks: up to v24.x workload (and the embedded driver
+// told --cockroach-version v20.1) has URL j serve partition j % P, so
+// every host gets all nodes in order (the recipe's addrs file) and node j
+// must be in rack j % P; from v25.1 URL j serves affinity[j mod
+// len(affinity)], so a host gets its partitions' racks' nodes, each rack
+// in turn, every node of the rack once (cockroach.md §2).
 func TestRunURLsFollowRacks(t *testing.T) {
 	withLicense(t)
 	p, err := plan.LoadPlan("../../plans/tpcc-100k.yaml")
@@ -70,20 +73,36 @@ func TestRunURLsFollowRacks(t *testing.T) {
 	for i, u := range f.urls() {
 		rackOf[u] = p.Nodes[i].Rack
 	}
+	P := p.TPCC.Partitions
 	for _, h := range p.Workload {
 		urls := f.runURLs(h)
+		if len(urls) != 81 {
+			t.Fatalf("%s: %d URLs, want the 81 of the addrs file", h.Name, len(urls))
+		}
+		for j, u := range urls {
+			if rackOf[u] != j%P {
+				t.Errorf("%s: URL %d (%s) is in rack %d, serves partition %d", h.Name, j, u, rackOf[u], j%P)
+			}
+		}
+	}
+
+	q := *p
+	q.TPCC.CockroachVersion = "v25.1"
+	f = cockroachFlavor{&q}
+	for _, h := range q.Workload {
+		urls := f.runURLs(h)
 		if len(urls) != 3*len(h.Partitions) {
-			t.Errorf("%s: %d URLs for %d partitions of 3 nodes", h.Name, len(urls), len(h.Partitions))
+			t.Errorf("v25.1 %s: %d URLs for %d partitions of 3 nodes", h.Name, len(urls), len(h.Partitions))
 		}
 		seen := map[string]bool{}
 		for j, u := range urls {
 			if want := h.Partitions[j%len(h.Partitions)]; rackOf[u] != want {
-				t.Errorf("%s: URL %d (%s) is in rack %d, serves partition %d", h.Name, j, u, rackOf[u], want)
+				t.Errorf("v25.1 %s: URL %d (%s) is in rack %d, serves partition %d", h.Name, j, u, rackOf[u], want)
 			}
 			seen[u] = true
 		}
 		if len(seen) != len(urls) {
-			t.Errorf("%s: a node is listed twice", h.Name)
+			t.Errorf("v25.1 %s: a node is listed twice", h.Name)
 		}
 	}
 }

@@ -58,6 +58,7 @@ func Show(w io.Writer, p *plan.Plan) error {
 		fmt.Fprintf(w, ", ulimit -n %d", t.Ulimit)
 	}
 	fmt.Fprintln(w)
+	showFidelity(w, p)
 	if p.License != nil {
 		fmt.Fprintf(w, "license: organization %q, key from %s (value never shown)\n", p.License.Organization, p.License.Key)
 	}
@@ -73,7 +74,15 @@ func Show(w io.Writer, p *plan.Plan) error {
 		f = postgresFlavor{p}
 	}
 	fmt.Fprintln(w, "addrs (what workload hosts connect to):")
-	for _, u := range f.urls() {
+	urls := f.urls()
+	if p.TPCC.Driver == plan.DriverWorkload {
+		// workload's URLs name no database: it adds its --db.
+		urls = urls[:0:0]
+		for _, n := range p.Nodes {
+			urls = append(urls, workloadURL(n))
+		}
+	}
+	for _, u := range urls {
 		fmt.Fprintf(w, "  %s\n", u)
 	}
 	return nil
@@ -95,4 +104,42 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// showFidelity says which release's workload behaviour the plan follows,
+// how it imports and which driver runs it.
+func showFidelity(w io.Writer, p *plan.Plan) {
+	t := p.TPCC
+	if p.Flavor == plan.Cockroach {
+		release := "asked from the server at run time (set tpcc.cockroach_version to fix it)"
+		if v, ok := p.CockroachRelease(); ok {
+			release = fmt.Sprintf("%s (tpcc generator %s, warehouses 0..%d", v, v.Generator(), t.Warehouses-1)
+			if v.URLPerAffinity() {
+				release += ", URL j serves partition affinity[j])"
+			} else {
+				release += ", URL j serves partition j % partitions)"
+			}
+		}
+		fmt.Fprintf(w, "cockroach release: %s\n", release)
+	}
+	how := map[string]string{
+		plan.ImportIMPORT: "IMPORT from workload:// sources, every node generating its share (tpcc import)",
+		plan.ImportCopy:   "COPY from the workload hosts (tpcc load), import.hosts " + t.Import.Hosts,
+	}[t.Import.Method]
+	if t.Driver == plan.DriverWorkload {
+		how = "workload fixtures import"
+	}
+	fmt.Fprintf(w, "import: %s\n", how)
+	driver := "benchrig (embedded driver)"
+	if t.Driver == plan.DriverWorkload {
+		driver = "workload (binaries.workload, the recipe's own commands)"
+	}
+	fmt.Fprintf(w, "driver: %s\n", driver)
+	if t.Partitions > 0 && p.Flavor == plan.Cockroach {
+		fmt.Fprintf(w, "partitioning: %s", t.PartitionStrategy)
+		if len(t.Zones) > 0 {
+			fmt.Fprintf(w, ", zones %s", strings.Join(t.Zones, ","))
+		}
+		fmt.Fprintln(w)
+	}
 }

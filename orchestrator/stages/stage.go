@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/remote"
@@ -103,6 +104,12 @@ type Step struct {
 	// Probe names what an Exec step measures ("clock"); the Runner hands
 	// its timing and output to Observe.
 	Probe string
+	// Shows is what the command will do where the command line does not
+	// say it (the SQL a `benchrig tpcc import` issues, an estimate),
+	// computed at compile time from the same pure functions the command
+	// uses; the dry-run lists it under the step. Not part of Digest: it
+	// follows from the command.
+	Shows string
 }
 
 // Digest identifies what the step sends: its kind, host, command (argv,
@@ -141,7 +148,11 @@ func (s Step) Display() string {
 // lists them, for the listing to print once.
 func (s Step) Listing() (line string, scripts []string) {
 	c, scripts := abbreviated(s.Cmd)
-	return s.display(c), scripts
+	line = s.display(c)
+	if s.Shows != "" {
+		line += "\n    " + strings.ReplaceAll(strings.TrimRight(s.Shows, "\n"), "\n", "\n    ")
+	}
+	return line, scripts
 }
 
 func (s Step) display(c remote.Cmd) string {

@@ -17,11 +17,26 @@ import (
 // collected and merged per round.
 type tpccWorkload struct{ c *compiler }
 
-// importData creates the schema from the first workload host, then loads
-// the warehouses: from that host, or split across all workload hosts by
-// warehouse range when tpcc.split_load is set.
+// Load imports the data. The cockroach flavor issues workload's IMPORT
+// statements (import.method: import, its default) or runs workload
+// fixtures import (driver: workload); otherwise `benchrig tpcc init`
+// creates the schema from the first workload host and `benchrig tpcc
+// load` sends the rows by COPY: from every workload host by default
+// (import.hosts: all), host i loading the 0-based warehouses
+// i*W/n .. (i+1)*W/n-1 to the node that will serve them, or from the
+// first host alone (import.hosts: first).
 func (w tpccWorkload) Load(st *Stage) {
 	c, p := w.c, w.c.p
+	if cf, ok := c.f.(cockroachFlavor); ok {
+		switch {
+		case p.TPCC.Driver == plan.DriverWorkload:
+			cf.workloadImport(st)
+			return
+		case p.TPCC.Import.Method == plan.ImportIMPORT:
+			cf.importStatements(st)
+			return
+		}
+	}
 	first := p.Workload[0]
 	urls := c.f.urls()
 	initArgs := append([]string{"./benchrig", "tpcc", "init", "--warehouses", strconv.Itoa(p.TPCC.Warehouses)}, c.f.initFlags()...)
@@ -29,14 +44,14 @@ func (w tpccWorkload) Load(st *Stage) {
 		Cmd: remote.Cmd{Dir: first.Dir, Args: append(initArgs, urls[0])}})
 	st.then()
 	loaders := p.Workload[:1]
-	if p.TPCC.SplitLoad {
+	if p.TPCC.Import.Hosts == "all" {
 		loaders = p.Workload
 	}
 	W := p.TPCC.Warehouses
 	for i, h := range loaders {
 		from, to := i*W/len(loaders), (i+1)*W/len(loaders)-1
 		if from > to {
-			continue
+			continue // more hosts than warehouses
 		}
 		args := []string{"./benchrig", "tpcc", "load", "--warehouses", strconv.Itoa(W)}
 		if len(loaders) > 1 {
@@ -45,10 +60,36 @@ func (w tpccWorkload) Load(st *Stage) {
 		if p.TPCC.LoadConcurrency > 0 {
 			args = append(args, "--concurrency", strconv.Itoa(p.TPCC.LoadConcurrency))
 		}
-		args = append(args, urls[i%len(urls)])
+		args = append(args, c.loadURL(i, from))
 		st.add(Step{Host: h.Name, Kind: Job, What: fmt.Sprintf("load warehouses %d-%d", from, to),
 			JobName: "import", JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: args}})
 	}
+}
+
+// loadURL is the node loader i sends warehouse from onwards to: on
+// PostgreSQL the primary (the only one taking writes); on CockroachDB
+// with partitions a node of the rack warehouse from's partition is pinned
+// to (bounds (i*W)/P, cockroach.md §2), else node i in turn.
+func (c *compiler) loadURL(i, from int) string {
+	urls := c.f.urls()
+	p := c.p
+	if _, ok := c.f.(cockroachFlavor); !ok || p.TPCC.Partitions < 2 || p.Racks() == 0 {
+		return urls[i%len(urls)]
+	}
+	parts, err := tpcc.NewPartitions(p.TPCC.Warehouses, p.TPCC.Warehouses, p.TPCC.Partitions)
+	if err != nil {
+		return urls[i%len(urls)]
+	}
+	for part := 0; part < parts.Count; part++ {
+		if lo, hi := parts.Bounds(part); from >= lo && from < hi {
+			for k, n := range p.Nodes {
+				if n.Rack == part {
+					return urls[k]
+				}
+			}
+		}
+	}
+	return urls[i%len(urls)]
 }
 
 // Allocate is the 100k recipe's long ramp with a 1ms duration.
@@ -66,7 +107,8 @@ func (w tpccWorkload) Run(st *Stage) error {
 // (which tpcc merge combines) and the benchrig.result/v1 file the report
 // reads.
 func (w tpccWorkload) Results() []ResultFile {
-	return w.roundFiles(w.c.p.Rounds(), true)
+	// workload writes only the histograms; tpcc merge reads them.
+	return w.roundFiles(w.c.p.Rounds(), w.c.p.TPCC.Driver != plan.DriverWorkload)
 }
 
 func (w tpccWorkload) roundFiles(rounds []plan.Round, results bool) []ResultFile {
@@ -132,10 +174,20 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		}
 		st.then()
 	}
+	cf, crdb := c.f.(cockroachFlavor)
+	workload := p.TPCC.Driver == plan.DriverWorkload
 	for i, h := range p.Workload {
 		args := []string{"./benchrig", "tpcc", "run"}
+		if workload {
+			args = []string{"./workload", "run", "tpcc"}
+		} else if crdb {
+			args = append(args, cf.versionFlags()...)
+		}
 		if p.TPCC.Partitions > 0 {
 			args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
+			if crdb {
+				args = append(args, cf.partitionFlags()...)
+			}
 		}
 		args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses))
 		if a := rd.ActiveWarehouses(p); rd.Flag == "active-warehouses" || a != p.TPCC.Warehouses || p.TPCC.ActiveWarehouses > 0 {
@@ -161,13 +213,17 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		if histograms {
 			args = append(args, "--histograms", plan.HistogramFile(p, i, rd))
 		}
-		args = append(args, p.TPCC.Extra...)
-		urls := c.f.runURLs(h)
-		args = append(args, urls...)
 		name := what
 		if rd.Label != "" {
 			name += "-" + rd.Label
 		}
+		if workload {
+			st.add(workloadRunStep(p, h, strings.TrimSpace(what+" TPC-C (workload) "+rd.Label), name, histograms && len(p.Workload) > 1, args))
+			continue
+		}
+		args = append(args, p.TPCC.Extra...)
+		urls := c.f.runURLs(h)
+		args = append(args, urls...)
 		st.add(Step{Host: h.Name, Kind: Job, What: strings.TrimSpace(what + " TPC-C " + rd.Label), Positional: len(urls), CheckExit: tpccCheckExit,
 			JobName: name, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
 			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})

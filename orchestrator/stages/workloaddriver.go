@@ -1,0 +1,143 @@
+package stages
+
+import (
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/remote"
+)
+
+// driver: workload runs the recipes' own commands with CockroachDB's
+// official workload binary (binaries.workload, sha256-checked): fixtures
+// import, the short partitioning run, the allocation and the measured
+// run with --partition-affinity and --histograms over the addrs file.
+// benchrig still installs it, starts the runs at one instant, collects
+// the histograms and merges them (`benchrig tpcc merge` reads workload's
+// ndjson). Every plan value is an argument; the addrs file is written
+// from arguments and read by a constant script, as the recipe's
+// $(cat addrs).
+
+// workloadURL is the recipe's connection string, without a database
+// (workload adds its --db): postgres://root@<addr>:26257?sslmode=disable.
+func workloadURL(h plan.Host) string {
+	u := url.URL{Scheme: "postgres", User: url.User("root"), Host: net.JoinHostPort(h.Addr, strconv.Itoa(h.SQLPort)),
+		RawQuery: sslDisable.Encode()}
+	return u.String()
+}
+
+// addrsFile is the recipe's addrs file in a workload host's directory.
+const addrsFile = "addrs"
+
+// writeAddrsScript writes its arguments, one per line, to the file named
+// by its first: the recipe's addrs file, from values that never become
+// shell text.
+const writeAddrsScript = `f=$1; shift
+printf '%s\n' "$@" > "$f"`
+
+// workloadRunScript is `ulimit -n N && ./workload run tpcc ... $(cat
+// addrs)`: $1 is the open-files limit ("" for none), $2 the addrs file,
+// the rest workload's argv. When the runner starts the hosts together it
+// puts --start-at=<instant> first; the script sleeps until then. Globbing
+// is off, so the URLs read from the file are words, never patterns.
+const workloadRunScript = `set -f
+at=
+case $1 in --start-at=*) at=${1#--start-at=}; shift;; esac
+if [ -n "$1" ]; then ulimit -n "$1" || exit; fi
+addrs=$2; shift 2
+if [ -n "$at" ]; then
+  t=$(date -d "$at" +%s.%N) || exit
+  d=$(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN { d = a - b; if (d < 0) d = 0; printf "%.3f", d }')
+  sleep "$d"
+fi
+exec "$@" $(cat -- "$addrs")`
+
+func init() {
+	scriptNames[writeAddrsScript] = "write-addrs"
+	scriptNames[workloadRunScript] = "workload-run"
+}
+
+// workloadInstall puts the workload binary and the addrs file (every
+// node's URL, in node order) on workload host h.
+func (c *compiler) workloadInstall(st *Stage, h plan.Host) {
+	st.add(installBinary(h, *c.p.Binaries.Workload, h.Dir+"/workload", false)...)
+	args := []string{"sh", "-c", writeAddrsScript, "sh", h.Dir + "/" + addrsFile}
+	for _, n := range c.p.Nodes {
+		args = append(args, workloadURL(n))
+	}
+	st.add(Step{Host: h.Name, Kind: Exec, What: "write the addrs file", Cmd: remote.Cmd{Args: args}})
+}
+
+// workloadImport is the recipe's `./workload fixtures import tpcc
+// --warehouses W "<url of any node>"` from the first workload host.
+func (f cockroachFlavor) workloadImport(st *Stage) {
+	p := f.p
+	t := p.TPCC
+	h := p.Workload[0]
+	args := []string{"./workload", "fixtures", "import", "tpcc"}
+	partitionHere := t.Partitions > 1 && !slices.Contains(p.Stages, "partition")
+	if partitionHere {
+		args = append(args, "--partitions", strconv.Itoa(t.Partitions))
+		args = append(args, f.partitionFlags()...)
+	}
+	args = append(args, "--warehouses", strconv.Itoa(t.Warehouses))
+	if t.Database != "tpcc" {
+		args = append(args, "--db", t.Database)
+	}
+	if t.Import.FilesPerNode > 1 {
+		args = append(args, "--files-per-node", strconv.Itoa(t.Import.FilesPerNode))
+	}
+	args = append(args, workloadURL(p.Nodes[0]))
+	st.add(Step{Host: h.Name, Kind: Job, What: "workload fixtures import tpcc", JobName: "import", JobDir: h.Dir + "/jobs",
+		Cmd: remote.Cmd{Dir: h.Dir, Args: args}, Shows: f.importShows(partitionHere)})
+}
+
+// workloadPartition is the recipe's short partitioning run.
+func (f cockroachFlavor) workloadPartition(st *Stage) {
+	p := f.p
+	t := p.TPCC
+	h := p.Workload[0]
+	args := []string{"./workload", "run", "tpcc", "--partitions", strconv.Itoa(t.Partitions)}
+	args = append(args, f.partitionFlags()...)
+	args = append(args, "--warehouses", strconv.Itoa(t.Warehouses), "--duration", t.PartitionRun.String(), "--ramp", "1ms",
+		workloadURL(p.Nodes[0]))
+	st.add(Step{Host: h.Name, Kind: Job, What: "partition the tables (workload run)", JobName: "partition", JobDir: h.Dir + "/jobs",
+		Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(t.Ulimit, args)}, Shows: f.partitionShows()})
+}
+
+// workloadRunStep is one host's allocation or measured run: args is
+// workload's argv without the URLs, which come from the addrs file.
+func workloadRunStep(p *plan.Plan, h plan.Host, what, job string, startAt bool, args []string) Step {
+	ulimit := ""
+	if p.TPCC.Ulimit > 0 {
+		ulimit = strconv.Itoa(p.TPCC.Ulimit)
+	}
+	head := []string{"sh", "-c", workloadRunScript, "sh"}
+	// The job runs in h.Dir, where install wrote the addrs file.
+	cmd := append(append(head, ulimit, addrsFile), args...)
+	// workload's exit status says only whether it ran (no audit verdict
+	// code as benchrig's 30), so CheckExit stays unset.
+	return Step{Host: h.Name, Kind: Job, What: what, JobName: job, JobDir: h.Dir + "/jobs",
+		StartAt: startAt,
+		// Everything after the script's $0 counts as positional, so the
+		// runner's --start-at lands first, where the script looks.
+		Positional: len(cmd) - len(head),
+		Cmd:        remote.Cmd{Dir: h.Dir, Args: cmd},
+		Shows:      "-- as the recipe: " + RecipeLine(p.TPCC.Ulimit, args),
+	}
+}
+
+// RecipeLine is the recipe's shell line for a workload run: `ulimit -n N
+// && ./workload run tpcc ... $(cat addrs)`.
+func RecipeLine(ulimit int, args []string) string {
+	var b strings.Builder
+	if ulimit > 0 {
+		b.WriteString("ulimit -n " + strconv.Itoa(ulimit) + " && ")
+	}
+	b.WriteString(remote.ShellJoin(remote.Cmd{Args: args}))
+	b.WriteString(" $(cat " + addrsFile + ")")
+	return b.String()
+}
