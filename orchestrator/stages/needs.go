@@ -96,6 +96,13 @@ func runConfig(p *plan.Plan, h plan.Host, rd plan.Round, urls []string) tpcc.Run
 			cfg.Wait = f
 		}
 	}
+	if p.TPCC.Driver == plan.DriverWorkload && cfg.Conns == 0 && cfg.Wait != 0 {
+		// workload's own default: 2 connections per active warehouse of
+		// the whole run (numConnsPerWarehouse), on every process whatever
+		// its affinity; hence the recipes' ulimit -n 200500 at 100,000
+		// warehouses.
+		cfg.Conns = 2 * cfg.ActiveWarehouses
+	}
 	return cfg
 }
 
