@@ -3,8 +3,8 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"runtime"
+	"strings"
 	"testing"
 )
 
