@@ -44,7 +44,7 @@ var keywords = map[string]bool{
 	"$schema": true, "$id": true, "$defs": true, "$ref": true, "$comment": true,
 	"title": true, "description": true, "examples": true,
 	"type": true, "properties": true, "required": true, "additionalProperties": true,
-	"items": true, "enum": true, "const": true, "minimum": true, "maximum": true, "oneOf": true, "format": true,
+	"items": true, "minItems": true, "enum": true, "const": true, "minimum": true, "maximum": true, "oneOf": true, "format": true,
 }
 
 func (s *Schema) known(node map[string]any, at string) error {
@@ -227,6 +227,9 @@ func (s *Schema) check(node map[string]any, v any, at string, errs *[]string) {
 			}
 		}
 	case []any:
+		if m, ok := node["minItems"].(float64); ok && float64(len(x)) < m {
+			fail("%d items, fewer than minItems %v", len(x), m)
+		}
 		if items, ok := node["items"].(map[string]any); ok {
 			for i, e := range x {
 				s.check(items, e, fmt.Sprintf("%s/%d", at, i), errs)

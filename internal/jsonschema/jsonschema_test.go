@@ -16,7 +16,8 @@ const testSchema = `{
     "kind": {"enum": ["a", "b"]},
     "opt": {"type": ["number", "null"], "minimum": 0, "maximum": 10},
     "when": {"type": "string", "format": "date-time"},
-    "alt": {"oneOf": [{"type": "string"}, {"type": "integer"}]}
+    "alt": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+    "pair": {"type": "array", "minItems": 2}
   },
   "$defs": {
     "item": {"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}, "additionalProperties": false}
@@ -46,6 +47,8 @@ func TestValidate(t *testing.T) {
 		{`{"schema":"x/v1","items":{}}`, "/items: object is not of type array"},
 		{`{"schema":"x/v1","items":[],"when":"2026-12-02T12:00:00Z"}`, ""},
 		{`{"schema":"x/v1","items":[],"when":"yesterday"}`, "/when: \"yesterday\" is not a date-time"},
+		{`{"schema":"x/v1","items":[],"pair":[1,2]}`, ""},
+		{`{"schema":"x/v1","items":[],"pair":[1]}`, "/pair: 1 items, fewer than minItems 2"},
 		{`not json`, "document:"},
 	} {
 		errs := s.Validate([]byte(tc.doc))
