@@ -83,8 +83,13 @@ func TestRunAgainstPostgres(t *testing.T) {
 			cfg.URLs = []string{url}
 			cfg.Warehouses = 1
 			cfg.Seed = 7
-			var out, hist bytes.Buffer
+			var out, hist, tickBuf bytes.Buffer
 			cfg.Out, cfg.Histograms = &out, &hist
+			format := TicksJSONLines
+			if cfg.Wait != 0 {
+				format = TicksCSV
+			}
+			cfg.Ticks = NewTickWriter(&tickBuf, format)
 			res, err := Run(context.Background(), cfg)
 			if err != nil {
 				var ae *AuditError
@@ -142,6 +147,7 @@ func TestRunAgainstPostgres(t *testing.T) {
 			if got, want := hr.Count(histogram.NewOrder), res.Counts[NewOrderTxn]; got != want {
 				t.Errorf("histogram file has %d new orders, run counted %d", got, want)
 			}
+			checkRunTicks(t, format, tickBuf.String(), out.String(), res)
 			checkConsistent(t, url)
 		})
 	}
