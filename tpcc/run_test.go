@@ -156,12 +156,13 @@ func TestRunAgainstPostgres(t *testing.T) {
 	// of the ramp reaches the histogram file, and every name gets a final
 	// line at shutdown.
 	t.Run("start-at and ramp", func(t *testing.T) {
-		var out, hist bytes.Buffer
+		var out, hist, tickBuf bytes.Buffer
 		startAt := time.Now().Add(1500 * time.Millisecond)
 		res, err := Run(context.Background(), RunConfig{
 			URLs: []string{url}, Warehouses: 1, Wait: 0, Workers: 2,
 			StartAt: startAt, Ramp: 2 * time.Second, Duration: 2 * time.Second,
 			DisplayEvery: 500 * time.Millisecond, Out: &out, Histograms: &hist, Seed: 3,
+			Ticks: NewTickWriter(&tickBuf, TicksJSONLines),
 		})
 		if err != nil && !errors.As(err, new(*AuditError)) {
 			t.Fatalf("run: %v\n%s", err, out.String())
@@ -193,6 +194,8 @@ func TestRunAgainstPostgres(t *testing.T) {
 		if res.Elapsed < 1900*time.Millisecond || res.Elapsed > 3*time.Second {
 			t.Errorf("measured %v, want about the 2s duration", res.Elapsed)
 		}
+		checkRampTicks(t, tickBuf.String(), rampEnd)
+		checkRunTicks(t, TicksJSONLines, tickBuf.String(), out.String(), res)
 	})
 
 	// Errors: without --tolerate-errors the first one stops the run and

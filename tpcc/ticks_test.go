@@ -261,8 +261,8 @@ func checkRunTicks(t *testing.T, format TickFormat, file, console string, res *R
 			final[r["name"]] = r
 		}
 	}
-	// A one-second ramp with one-second ticks has no ramp tick: the
-	// first tick is the ramp's end, which prints no progress.
+	// A ramp as long as one tick has no ramp tick: the first tick is
+	// the ramp's end, which prints no progress.
 	if phases["run"] == 0 || phases["final"] != 6 || len(phases) > 3 {
 		t.Errorf("ticks by phase %v: want run ticks and one final tick of 6 rows", phases)
 	}
@@ -280,5 +280,45 @@ func checkRunTicks(t *testing.T, format TickFormat, file, console string, res *R
 				t.Errorf("%s final %s = %s, the run's total is %d", ty, col, r[col], want)
 			}
 		}
+	}
+}
+
+// checkRampTicks: a run with a ramp of several ticks writes them as
+// phase ramp, before rampEnd; the ramp's end resets the cumulative
+// figures, so the first measured tick's count_cum is its own count.
+func checkRampTicks(t *testing.T, jsonl string, rampEnd time.Time) {
+	t.Helper()
+	var ramp int
+	first := map[string]txnLine{}
+	for _, line := range strings.Split(strings.TrimSpace(jsonl), "\n") {
+		var l txnLine
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatal(err)
+		}
+		if l.Kind != "txn" {
+			continue
+		}
+		switch l.Phase {
+		case PhaseRamp:
+			ramp++
+			if l.Time.After(rampEnd) {
+				t.Errorf("ramp tick at %s, after the ramp's end %s", l.Time, rampEnd)
+			}
+		case PhaseRun:
+			if _, ok := first[l.Name]; !ok {
+				first[l.Name] = l
+			}
+		}
+	}
+	if ramp == 0 {
+		t.Error("no ramp tick in a ramp of four ticks")
+	}
+	for name, l := range first {
+		if l.CountCum != l.Count {
+			t.Errorf("%s: first measured tick has count_cum %d, count %d: the ramp was not reset", name, l.CountCum, l.Count)
+		}
+	}
+	if len(first) != 5 {
+		t.Errorf("first measured ticks of %d types", len(first))
 	}
 }
