@@ -229,7 +229,7 @@ func (tw *TickWriter) writeJSON(ts TickStats) error {
 			Name: x.Name, IntervalS: x.Interval.Seconds(),
 			Count: x.Count, CountCum: x.CountCum, Errors: x.Errors, ErrorsCum: x.ErrorsCum,
 			Retries: x.Retries, RetriesCum: x.RetriesCum,
-			OpsPerSec: round3(x.OpsPerSec), OpsPerSecCum: round3(x.OpsPerSecCum),
+			OpsPerSec: x.OpsPerSec, OpsPerSecCum: x.OpsPerSecCum,
 			P50: x.P50, P95: x.P95, P99: x.P99, Max: x.Max,
 		}); err != nil {
 			return err
@@ -237,7 +237,7 @@ func (tw *TickWriter) writeJSON(ts TickStats) error {
 	}
 	if ts.HasTpmC {
 		return enc.Encode(tpmcLine{Schema: TicksSchema, Kind: "tpmc", Time: ts.Now.UTC(), ElapsedS: el,
-			Phase: ts.Phase, TpmC: round3(ts.TpmC), TpmCCum: round3(ts.TpmCCum)})
+			Phase: ts.Phase, TpmC: ts.TpmC, TpmCCum: ts.TpmCCum})
 	}
 	return nil
 }
@@ -253,22 +253,17 @@ func (tw *TickWriter) writeCSV(ts TickStats) {
 	for _, x := range ts.Txns {
 		_ = tw.csv.Write([]string{"txn", now, el, string(ts.Phase), x.Name, num(x.Interval.Seconds()),
 			i(x.Count, 10), i(x.CountCum, 10), i(x.Errors, 10), i(x.ErrorsCum, 10), i(x.Retries, 10), i(x.RetriesCum, 10),
-			num(round3(x.OpsPerSec)), num(round3(x.OpsPerSecCum)), num(x.P50), num(x.P95), num(x.P99), num(x.Max), "", ""})
+			num(x.OpsPerSec), num(x.OpsPerSecCum), num(x.P50), num(x.P95), num(x.P99), num(x.Max), "", ""})
 	}
 	if ts.HasTpmC {
 		_ = tw.csv.Write([]string{"tpmc", now, el, string(ts.Phase), "", "",
-			"", "", "", "", "", "", "", "", "", "", "", "", num(round3(ts.TpmC)), num(round3(ts.TpmCCum))})
+			"", "", "", "", "", "", "", "", "", "", "", "", num(ts.TpmC), num(ts.TpmCCum)})
 	}
 	// Errors of the csv writer are those of tw.w, reported by its Flush.
 	tw.csv.Flush()
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// round3 keeps rates to a thousandth, so files do not carry float noise.
-func round3(f float64) float64 {
-	return float64(int64(f*1000+0.5)) / 1000
-}
 
 // TickSink receives every display tick of a run (a *TickWriter for
 // --ticks); an error stops the run.
