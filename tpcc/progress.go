@@ -83,6 +83,12 @@ func newProgressPrinter(w io.Writer, terminal bool) *progressPrinter {
 // eraseLine returns to the line's start and clears it (ANSI EL).
 const eraseLine = "\r\x1b[K"
 
+// noWrap and wrap turn the terminal's autowrap off and on (DECAWM).
+const (
+	noWrap = "\x1b[?7l"
+	wrap   = "\x1b[?7h"
+)
+
 // status shows the current status line.
 func (p *progressPrinter) status(line string) {
 	p.mu.Lock()
@@ -91,7 +97,10 @@ func (p *progressPrinter) status(line string) {
 		fmt.Fprintln(p.w, line)
 		return
 	}
-	io.WriteString(p.w, eraseLine+line)
+	// Autowrap off while drawing (DECAWM): a line wider than the terminal
+	// is cut at its edge instead of wrapping onto a second row, which the
+	// next carriage return could not erase.
+	io.WriteString(p.w, eraseLine+noWrap+line+wrap)
 	p.drawn = true
 }
 

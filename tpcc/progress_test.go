@@ -82,7 +82,7 @@ func TestProgressPrinter(t *testing.T) {
 		want     string
 	}{
 		{false, "load: 1\nload: 2\nadding keys\nload: 3\nload: done\n"},
-		{true, "\r\x1b[Kload: 1\r\x1b[Kload: 2\r\x1b[Kadding keys\n\r\x1b[Kload: 3\r\x1b[Kload: done\n"},
+		{true, "\r\x1b[K\x1b[?7lload: 1\x1b[?7h\r\x1b[K\x1b[?7lload: 2\x1b[?7h\r\x1b[Kadding keys\n\r\x1b[K\x1b[?7lload: 3\x1b[?7h\r\x1b[Kload: done\n"},
 	} {
 		var b bytes.Buffer
 		p := newProgressPrinter(&b, tc.terminal)
@@ -101,7 +101,7 @@ func TestProgressPrinter(t *testing.T) {
 	p := newProgressPrinter(&b, true)
 	p.status("import: 1/9 tables")
 	p.close()
-	if b.String() != "\r\x1b[Kimport: 1/9 tables\n" {
+	if b.String() != "\r\x1b[K\x1b[?7limport: 1/9 tables\x1b[?7h\n" {
 		t.Errorf("close: %q", b.String())
 	}
 }
