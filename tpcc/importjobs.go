@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -196,6 +195,9 @@ func listImportJobs(ctx context.Context, db ImportDB) ([]ImportJob, error) {
 type ImportRunOptions struct {
 	Out  io.Writer     // progress (nil: discard)
 	Poll time.Duration // job polling period (0: 10s)
+	// Terminal: Out is a terminal, where the overall progress line is
+	// redrawn in place and tables print only when their status changes.
+	Terminal bool
 }
 
 // Import executes a plan: it creates the database, imports the nine
@@ -214,12 +216,9 @@ func Import(ctx context.Context, db ImportDB, plan *ImportPlan, ro ImportRunOpti
 		ro.Poll = 10 * time.Second
 	}
 	o := plan.Options
-	var mu sync.Mutex
-	say := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(out, format+"\n", args...)
-	}
+	p := newProgressPrinter(out, ro.Terminal)
+	defer p.close()
+	say := func(format string, args ...any) { p.println(fmt.Sprintf(format, args...)) }
 	if _, err := db.Exec(ctx, plan.CreateDatabase); err != nil {
 		return fmt.Errorf("import: %s: %w", plan.CreateDatabase, err)
 	}
@@ -243,8 +242,24 @@ func Import(ctx context.Context, db ImportDB, plan *ImportPlan, ro ImportRunOpti
 		}
 	}
 
-	// Progress: one line per table whenever its job's fraction moves by a
-	// percent or its status changes.
+	// Progress: every poll, the overall line (tables done, rows estimated
+	// from the jobs' fractions, rate, ETA); and one line per table
+	// whenever its job's status changes or, off a terminal, its fraction
+	// moves by a percent. Rows already imported (a resumed import) are
+	// not counted in the rate.
+	tables := make([]string, len(plan.Imports))
+	for i, ti := range plan.Imports {
+		tables[i] = ti.Table
+	}
+	step := 0.01
+	if ro.Terminal {
+		step = 2 // never: the overall line shows the fractions
+	}
+	start := time.Now()
+	var rowsAtStart int64
+	if jobs, err := listImportJobs(ctx, db); err == nil {
+		rowsAtStart = importStatus(tables, o.Warehouses, latestJobs(jobs, o), 0, 0).Rows
+	}
 	pollCtx, stopPoll := context.WithCancel(ctx)
 	pollDone := make(chan struct{})
 	go func() {
@@ -262,9 +277,10 @@ func Import(ctx context.Context, db ImportDB, plan *ImportPlan, ro ImportRunOpti
 			if err != nil {
 				continue
 			}
-			for _, line := range progressLines(jobs, o, last) {
-				say("%s", line)
+			for _, line := range progressLines(jobs, o, last, step) {
+				p.println(line)
 			}
+			p.status(FormatProgress(importStatus(tables, o.Warehouses, latestJobs(jobs, o), time.Since(start), rowsAtStart)))
 		}
 	}()
 
@@ -281,6 +297,9 @@ func Import(ctx context.Context, db ImportDB, plan *ImportPlan, ro ImportRunOpti
 	if err != nil {
 		return err
 	}
+	all := importStatus(tables, o.Warehouses, nil, time.Since(start), rowsAtStart)
+	all.Done, all.Rows, all.Final = all.Total, all.RowsTotal, true
+	p.done(FormatProgress(all))
 	for _, s := range plan.Splits {
 		if _, err := db.Exec(ctx, s); err != nil {
 			return fmt.Errorf("import: split: %s: %w", s, err)
@@ -322,22 +341,31 @@ func Import(ctx context.Context, db ImportDB, plan *ImportPlan, ro ImportRunOpti
 	return nil
 }
 
-// progressLines returns the lines to print for jobs that moved since last
-// (updated in place), in table order.
-func progressLines(jobs []ImportJob, o ImportOptions, last map[string]ImportJob) []string {
+// latestJobs is each table's newest job of this import (database,
+// warehouses and seed).
+func latestJobs(jobs []ImportJob, o ImportOptions) map[string]ImportJob {
 	ws, seed := fmt.Sprint(o.Warehouses), fmt.Sprint(o.Seed)
-	var lines []string
-	seen := map[string]bool{}
+	out := map[string]ImportJob{}
 	for _, j := range jobs { // newest first: the first per table counts
-		if seen[j.Table] || (j.DB != "" && j.DB != o.DB) || (j.Warehouses != "" && j.Warehouses != ws) || (j.Seed != "" && j.Seed != seed) {
+		if _, seen := out[j.Table]; seen || (j.DB != "" && j.DB != o.DB) || (j.Warehouses != "" && j.Warehouses != ws) || (j.Seed != "" && j.Seed != seed) {
 			continue
 		}
-		seen[j.Table] = true
-		prev, ok := last[j.Table]
-		if ok && prev.ID == j.ID && prev.Status == j.Status && j.Fraction-prev.Fraction < 0.01 {
+		out[j.Table] = j
+	}
+	return out
+}
+
+// progressLines returns the lines to print for jobs whose status changed
+// or whose fraction moved by step since last (updated in place), in table
+// order.
+func progressLines(jobs []ImportJob, o ImportOptions, last map[string]ImportJob, step float64) []string {
+	var lines []string
+	for table, j := range latestJobs(jobs, o) {
+		prev, ok := last[table]
+		if ok && prev.ID == j.ID && prev.Status == j.Status && j.Fraction-prev.Fraction < step {
 			continue
 		}
-		last[j.Table] = j
+		last[table] = j
 		lines = append(lines, FormatJobProgress(j))
 	}
 	sort.Strings(lines)

@@ -88,7 +88,7 @@ func TestProgressLines(t *testing.T) {
 	jobs := parsedJobs(t)
 	last := map[string]ImportJob{}
 	o := ImportOptions{DB: "tpcc", Warehouses: 100000, Seed: 1}
-	got := progressLines(jobs, o, last)
+	got := progressLines(jobs, o, last, 0.01)
 	want := []string{
 		"import customer    43.8%  running   job 712",
 		"import item       100.0%  succeeded job 711",
@@ -98,11 +98,11 @@ func TestProgressLines(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// Unchanged jobs print nothing; a percent of progress prints again.
-	if again := progressLines(jobs, o, last); len(again) != 0 {
+	if again := progressLines(jobs, o, last, 0.01); len(again) != 0 {
 		t.Errorf("repeated: %q", again)
 	}
 	jobs[0].Fraction += 0.02
-	if again := progressLines(jobs, o, last); len(again) != 1 || !strings.Contains(again[0], "45.8%") {
+	if again := progressLines(jobs, o, last, 0.01); len(again) != 1 || !strings.Contains(again[0], "45.8%") {
 		t.Errorf("after progress: %q", again)
 	}
 }

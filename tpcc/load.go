@@ -41,6 +41,9 @@ type LoadOptions struct {
 	// ProgressInterval (default 1s); nil for none.
 	Progress         io.Writer
 	ProgressInterval time.Duration
+	// ProgressTerminal redraws the progress line in place (Progress is
+	// a terminal) instead of printing a line per interval (progress.go).
+	ProgressTerminal bool
 	// Now is the population timestamp (default time.Now()); fixed in
 	// tests that compare two loads.
 	Now time.Time
@@ -150,7 +153,7 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 	if jobs[0] == itemsUnit {
 		nw--
 	}
-	stopProgress := startProgress(o.Progress, o.ProgressInterval, start, &rows, &warehousesDone, expected, nw)
+	stopProgress := startProgress(o.Progress, o.ProgressTerminal, o.ProgressInterval, start, &rows, &warehousesDone, expected, nw)
 
 	// Connections are a fixed pool of Concurrency, handed to jobs through
 	// a channel; errgroup's limit keeps at most that many jobs running.
@@ -380,64 +383,6 @@ func loadUnit(ctx context.Context, conn *pgx.Conn, d Dialect, w int, jobs []tabl
 		return false, fmt.Errorf("commit: %w", err)
 	}
 	return true, nil
-}
-
-// startProgress prints "load: 3/10 warehouses, 1.5M rows, 250k rows/s,
-// ETA 25s" to w every interval until the returned stop is called, and a
-// final line then.
-func startProgress(w io.Writer, interval time.Duration, start time.Time, rows, wDone *atomic.Int64, expected int64, warehouses int) (stop func()) {
-	if w == nil {
-		return func() {}
-	}
-	if interval <= 0 {
-		interval = time.Second
-	}
-	quit := make(chan struct{})
-	finished := make(chan struct{})
-	print := func(final bool) {
-		el := time.Since(start)
-		n := rows.Load()
-		rate := float64(n) / el.Seconds()
-		eta := "?"
-		if rate > 0 && n < expected {
-			eta = time.Duration(float64(expected-n) / rate * float64(time.Second)).Round(time.Second).String()
-		} else if n >= expected {
-			eta = "0s"
-		}
-		word := "ETA " + eta
-		if final {
-			word = "elapsed " + el.Round(time.Millisecond).String()
-		}
-		fmt.Fprintf(w, "load: %d/%d warehouses, %s rows, %s rows/s, %s\n", wDone.Load(), warehouses, human(float64(n)), human(rate), word)
-	}
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				print(false)
-			case <-quit:
-				print(true)
-				return
-			}
-		}
-	}()
-	return func() { close(quit); <-finished }
-}
-
-// human renders 1234567 as "1.23M".
-func human(v float64) string {
-	switch {
-	case v >= 1e9:
-		return fmt.Sprintf("%.2fG", v/1e9)
-	case v >= 1e6:
-		return fmt.Sprintf("%.2fM", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.1fk", v/1e3)
-	}
-	return fmt.Sprintf("%.0f", v)
 }
 
 func isUndefinedParameter(err error) bool {

@@ -111,6 +111,7 @@ func TestLoadAndCheck(t *testing.T) {
 	if !strings.Contains(progress.String(), "2/2 warehouses") || !strings.Contains(progress.String(), "rows/s") {
 		t.Errorf("progress output %q lacks warehouses done/total and rows/s", progress.String())
 	}
+	checkPlainProgress(t, progress.String(), "load: 2/2 warehouses, ")
 	// C-Load is stored and is the one the rows were drawn with.
 	c, err := ReadConstants(ctx, conn)
 	if err != nil {

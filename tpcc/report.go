@@ -30,26 +30,23 @@ type reporter struct {
 func newReporter(w io.Writer) *reporter { return &reporter{w: w} }
 
 // progress prints one row per operation for a tick: elapsed, cumulative
-// errors, this tick's rate, the cumulative rate, this tick's percentiles.
-func (r *reporter) progress(elapsed time.Duration, errs int64, ivs []histogram.Interval, cumElapsed time.Duration) {
+// errors, this tick's rate, the cumulative rate, this tick's percentiles;
+// then the live tpmC. The --ticks files are written from the same value.
+func (r *reporter) progress(ts TickStats) {
 	var b strings.Builder
-	for _, iv := range ivs {
+	errs := ts.Errors()
+	for _, x := range ts.Txns {
 		if r.rows%20 == 0 {
 			b.WriteString(progressHeader + "\n")
 		}
 		r.rows++
 		fmt.Fprintf(&b, "%7.1fs %8d %14.1f %14.1f %8.1f %8.1f %8.1f %8.1f %s\n",
-			elapsed.Seconds(), errs,
-			rate(iv.Hist.TotalCount(), iv.Elapsed), rate(iv.Cumulative.TotalCount(), cumElapsed),
-			ms(iv.Hist, 50), ms(iv.Hist, 95), ms(iv.Hist, 99), ms(iv.Hist, 100), iv.Name)
+			ts.Elapsed.Seconds(), errs, x.OpsPerSec, x.OpsPerSecCum, x.P50, x.P95, x.P99, x.Max, x.Name)
 	}
 	// The live figure people watch: New-Orders per minute, this tick and
 	// so far (the orchestrator streams it host by host).
-	for _, iv := range ivs {
-		if iv.Name == histogram.NewOrder {
-			fmt.Fprintf(&b, "%7.1fs tpmC %.1f (this tick) %.1f (so far)\n", elapsed.Seconds(),
-				60*rate(iv.Hist.TotalCount(), iv.Elapsed), 60*rate(iv.Cumulative.TotalCount(), cumElapsed))
-		}
+	if ts.HasTpmC {
+		fmt.Fprintf(&b, "%7.1fs tpmC %.1f (this tick) %.1f (so far)\n", ts.Elapsed.Seconds(), ts.TpmC, ts.TpmCCum)
 	}
 	io.WriteString(r.w, b.String())
 }

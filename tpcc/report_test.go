@@ -65,20 +65,13 @@ func TestFinalReportGolden(t *testing.T) {
 	}
 }
 
+// TestProgressGolden: the console's periodic lines, formatted from the
+// fixed ticks the --ticks goldens are written from (ticks_test.go).
 func TestProgressGolden(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	rec := histogram.NewRecorder(t0, histogram.TPCCNames()...)
-	no := rec.Op(histogram.NewOrder, t0)
-	pay := rec.Op(histogram.Payment, t0)
 	var out bytes.Buffer
 	r := newReporter(&out)
-	for s := 1; s <= 5; s++ {
-		for i := range 10 * s {
-			no.Record(time.Duration(i+1) * time.Millisecond)
-			pay.Record(time.Duration(i+1) * 500 * time.Microsecond)
-		}
-		now := t0.Add(time.Duration(s) * time.Second)
-		r.progress(now.Sub(t0), int64(s-1), rec.Tick(now), now.Sub(t0))
+	for _, ts := range fixedTicks(t) {
+		r.progress(ts)
 	}
 	golden(t, "progress", out.String())
 }

@@ -43,6 +43,7 @@ type RunConfig struct {
 
 	DisplayEvery   time.Duration // progress period and histogram tick (0: 1s)
 	Histograms     io.Writer     // ndjson ticks (nil: none); flushed every tick if it has Flush() error
+	Ticks          TickSink      // per-tick metrics, the console's periodic lines as data (nil: none)
 	TolerateErrors bool          // count errors instead of stopping
 	StartAt        time.Time     // zero: now
 	Seed           uint64        // run randomness (0: from the clock)
@@ -397,7 +398,6 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	defer cancel(nil)
 	start := cfg.Now()
 	rec.Reset(start)
-	var errCount atomic.Int64
 	var firstErr sync.Once
 	var errs errorLog
 	// swap keeps a transaction's count and its latency on the same side
@@ -422,7 +422,6 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 			if errors.As(err, &ex) {
 				c.gaveUp[t].Add(1)
 			}
-			errCount.Add(1)
 			errs.note(err)
 			if !cfg.TolerateErrors {
 				firstErr.Do(func() { cancel(err) })
@@ -454,6 +453,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	// The display loop: progress every DisplayEvery; histogram ticks only
 	// after the ramp, whose end resets everything (CockroachDB's rule).
 	rep := newReporter(out)
+	var tb tickBuilder
 	measureStart := start
 	ramping := cfg.Ramp > 0
 	rampEnd := start.Add(cfg.Ramp)
@@ -481,14 +481,26 @@ loop:
 			swap.Lock()
 			rec.Reset(now)
 			cnt.Store(newCounters(cfg.Warehouses))
-			errCount.Store(0)
+			tb.reset()
 			swap.Unlock()
 			fmt.Fprintf(out, "Ramp-up done after %s; measuring for %s\n", now.Sub(start).Round(time.Millisecond), cfg.Duration)
 			continue
 		}
 		errs.print(out)
 		ivs := rec.Tick(now)
-		rep.progress(now.Sub(measureStart), errCount.Load(), ivs, now.Sub(measureStart))
+		phase := PhaseRun
+		if ramping {
+			phase = PhaseRamp
+		}
+		ts := tb.build(now, now.Sub(measureStart), phase, ivs, loadTickCounts(cnt.Load()))
+		rep.progress(ts)
+		if cfg.Ticks != nil {
+			if err := cfg.Ticks.Write(ts); err != nil {
+				loopErr = fmt.Errorf("tpcc run: --ticks: %w", err)
+				cancel(loopErr)
+				break loop
+			}
+		}
 		if !ramping && enc != nil {
 			for _, iv := range ivs {
 				if err := enc.Encode(iv.Tick()); err != nil {
@@ -541,6 +553,12 @@ loop:
 		}
 	}
 	c := cnt.Load()
+	if cfg.Ticks != nil {
+		ts := tb.build(now, now.Sub(measureStart), PhaseFinal, final, loadTickCounts(c))
+		if err := cfg.Ticks.Write(ts); err != nil && loopErr == nil {
+			loopErr = fmt.Errorf("tpcc run: --ticks: %w", err)
+		}
+	}
 	res := newRunResult(final, c, now.Sub(measureStart), activeHere)
 	res.StartDelay = startDelay
 	res.Isolation = iso

@@ -83,8 +83,13 @@ func TestRunAgainstPostgres(t *testing.T) {
 			cfg.URLs = []string{url}
 			cfg.Warehouses = 1
 			cfg.Seed = 7
-			var out, hist bytes.Buffer
+			var out, hist, tickBuf bytes.Buffer
 			cfg.Out, cfg.Histograms = &out, &hist
+			format := TicksJSONLines
+			if cfg.Wait != 0 {
+				format = TicksCSV
+			}
+			cfg.Ticks = NewTickWriter(&tickBuf, format)
 			res, err := Run(context.Background(), cfg)
 			if err != nil {
 				var ae *AuditError
@@ -142,6 +147,7 @@ func TestRunAgainstPostgres(t *testing.T) {
 			if got, want := hr.Count(histogram.NewOrder), res.Counts[NewOrderTxn]; got != want {
 				t.Errorf("histogram file has %d new orders, run counted %d", got, want)
 			}
+			checkRunTicks(t, format, tickBuf.String(), out.String(), res)
 			checkConsistent(t, url)
 		})
 	}
@@ -150,12 +156,13 @@ func TestRunAgainstPostgres(t *testing.T) {
 	// of the ramp reaches the histogram file, and every name gets a final
 	// line at shutdown.
 	t.Run("start-at and ramp", func(t *testing.T) {
-		var out, hist bytes.Buffer
+		var out, hist, tickBuf bytes.Buffer
 		startAt := time.Now().Add(1500 * time.Millisecond)
 		res, err := Run(context.Background(), RunConfig{
 			URLs: []string{url}, Warehouses: 1, Wait: 0, Workers: 2,
 			StartAt: startAt, Ramp: 2 * time.Second, Duration: 2 * time.Second,
 			DisplayEvery: 500 * time.Millisecond, Out: &out, Histograms: &hist, Seed: 3,
+			Ticks: NewTickWriter(&tickBuf, TicksJSONLines),
 		})
 		if err != nil && !errors.As(err, new(*AuditError)) {
 			t.Fatalf("run: %v\n%s", err, out.String())
@@ -187,6 +194,8 @@ func TestRunAgainstPostgres(t *testing.T) {
 		if res.Elapsed < 1900*time.Millisecond || res.Elapsed > 3*time.Second {
 			t.Errorf("measured %v, want about the 2s duration", res.Elapsed)
 		}
+		checkRampTicks(t, tickBuf.String(), rampEnd)
+		checkRunTicks(t, TicksJSONLines, tickBuf.String(), out.String(), res)
 	})
 
 	// Errors: without --tolerate-errors the first one stops the run and

@@ -218,7 +218,9 @@ Connections (--concurrency, one warehouse each at a time) are spread over
 the URLs. The data is a function of the seed stored by init. The loader
 that completes the population adds workload's 10 foreign keys (--fks, on
 by default as in workload: NOT VALID, then validated on PostgreSQL) and,
-on PostgreSQL, runs ANALYZE. Progress goes to stderr every second.`,
+on PostgreSQL, runs ANALYZE. Progress goes to stderr every second: warehouses
+and rows done of the total, rate and ETA; redrawn in place on a terminal, a
+line per second otherwise (logs, pipes).`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "warehouses", Usage: "total warehouses; checked against init's", DefaultText: "init's", Destination: &o.warehouses},
 			&cli.IntFlag{Name: "from", Usage: "first warehouse this host loads (w_id, 0-based)", DefaultText: "0", Destination: &o.from},
@@ -254,7 +256,7 @@ func tpccLoad(ctx context.Context, o tpccLoadOptions, stderr io.Writer) error {
 	}
 	conn.Close(ctx)
 	lo := tpcc.LoadOptions{Warehouses: o.warehouses, From: o.from, To: to, Concurrency: o.concurrency,
-		Dialect: d, FKs: o.fks, Progress: stderr}
+		Dialect: d, FKs: o.fks, Progress: stderr, ProgressTerminal: isTerminal(stderr)}
 	if o.seedSet {
 		lo.Seed = &o.seed
 	}

@@ -53,8 +53,11 @@ with --files-per-node workload:///csv/tpcc/<table>?... sources per node, so
 that every node generates its share of the rows with the server's own
 generator (the data is workload's, byte for byte); then the statistics, the
 ten NOT VALID foreign keys (--fks), the partitioning (--partitions) and
---scatter. Progress comes from the IMPORT jobs, per table. Re-running
-attaches to running jobs and skips imported tables.
+--scatter. Progress comes from the IMPORT jobs every --poll: one line with
+tables done, rows (estimated from the jobs' fractions) of the total, rate
+and ETA, redrawn in place on a terminal; a line per table when its job's
+status changes (and, off a terminal, per percent). Re-running attaches to
+running jobs and skips imported tables.
 
 The release (--cockroach-version) decides the generator version (2.1.0 up
 to v20.1, 2.2.0 after), its flags in the sources, IMPORT TABLE (up to
@@ -208,7 +211,7 @@ func tpccImport(ctx context.Context, o tpccImportOptions, stdout, stderr io.Writ
 	fmt.Fprintf(stderr, "tpcc import: CockroachDB %s (generator %s), %d nodes\n%s\n", v, v.Generator(), nodes,
 		tpcc.EstimateImport(o.warehouses, nodes))
 	start := time.Now()
-	if err := tpcc.Import(ctx, pool, plan, tpcc.ImportRunOptions{Out: stderr, Poll: o.poll}); err != nil {
+	if err := tpcc.Import(ctx, pool, plan, tpcc.ImportRunOptions{Out: stderr, Poll: o.poll, Terminal: isTerminal(stderr)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "tpcc import: %d warehouses imported into %s in %s\n", o.warehouses, o.db, time.Since(start).Round(time.Second))

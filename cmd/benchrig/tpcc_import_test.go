@@ -73,6 +73,11 @@ func TestTpccImportCopyLoader(t *testing.T) {
 	if err := tpccImport(context.Background(), o, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
+	// Not a terminal: the progress is plain lines, the last with the
+	// elapsed time.
+	if e := errOut.String(); strings.ContainsAny(e, "\r\x1b") || !strings.Contains(e, "load: 1/1 warehouses, ") || !strings.Contains(e, " rows/s, elapsed ") {
+		t.Errorf("progress on a non-terminal: %q", e)
+	}
 	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)

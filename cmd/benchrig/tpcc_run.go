@@ -35,6 +35,7 @@ type tpccRunOptions struct {
 	wait             string
 	workers, conns   int
 	histograms       string
+	ticks            string
 	result           string
 	tolerateErrors   bool
 	startAt          string
@@ -90,6 +91,7 @@ significant, or when a spec-paced run's efficiency is below 85%.`,
 			&cli.IntFlag{Name: "workers", Usage: "terminals in no-wait mode (default: 10 per active warehouse)", Destination: &o.workers},
 			&cli.IntFlag{Name: "conns", Usage: "connections over all URLs (default: one per 40 terminals, i.e. per 4 active warehouses, in wait mode; --workers with --wait=false)", Destination: &o.conns},
 			&cli.StringFlag{Name: "histograms", Usage: "write per-tick HdrHistograms as ndjson to `FILE` (CockroachDB's format)", Destination: &o.histograms},
+			&cli.StringFlag{Name: "ticks", Usage: "write the periodic lines' figures every --display-every to `FILE` (benchrig.ticks/v1): JSON lines if it ends in .jsonl or .ndjson, CSV if .csv", Destination: &o.ticks},
 			&cli.StringFlag{Name: "result", Usage: "write the result as JSON (benchrig.result/v1) to `FILE` (default: next to --histograms, workload1.histogram.ndjson -> workload1.result.json)", Destination: &o.result},
 			&cli.BoolFlag{Name: "tolerate-errors", Usage: "count transaction errors instead of stopping at the first", Destination: &o.tolerateErrors},
 			&cli.StringFlag{Name: "start-at", Usage: "RFC3339 `TIME` to start at, so that several hosts start together", Destination: &o.startAt},
@@ -151,6 +153,18 @@ func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 		if cfg.StartAt, err = time.Parse(time.RFC3339Nano, o.startAt); err != nil {
 			return withExit(exitUsage, fmt.Errorf("--start-at: %w", err))
 		}
+	}
+	if o.ticks != "" {
+		format, err := tpcc.TickFormatOf(o.ticks)
+		if err != nil {
+			return withExit(exitUsage, fmt.Errorf("--ticks: %w", err))
+		}
+		f, err := os.Create(o.ticks)
+		if err != nil {
+			return fmt.Errorf("tpcc run: --ticks: %w", err)
+		}
+		defer f.Close() // every tick is flushed as it is written
+		cfg.Ticks = tpcc.NewTickWriter(f, format)
 	}
 	if o.histograms != "" {
 		f, err := os.Create(o.histograms)

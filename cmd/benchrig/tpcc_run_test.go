@@ -91,3 +91,17 @@ func TestTpccMergeCommand(t *testing.T) {
 		t.Errorf("bad --wait: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// TestTpccRunTicksFlag: the --ticks extension picks the format; another
+// is a usage error before any connection is tried.
+func TestTpccRunTicksFlag(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"benchrig", "tpcc", "run", "--ticks", filepath.Join(dir, "t.json"), "postgres://127.0.0.1:1/x"}, &out, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), ".jsonl, .ndjson or .csv") {
+		t.Errorf("--ticks t.json: exit %d, %q; want %d naming the extensions", code, errOut.String(), exitUsage)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "t.json")); !os.IsNotExist(err) {
+		t.Errorf("--ticks t.json was created: %v", err)
+	}
+}
