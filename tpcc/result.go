@@ -130,6 +130,15 @@ func ResultFileFor(histograms string) string {
 	return histograms + ".result.json"
 }
 
+// TicksFileFor is the default per-tick metrics file (`tpcc run --ticks`) of
+// a histogram file: workload1.histogram.ndjson -> workload1.ticks.jsonl.
+func TicksFileFor(histograms string) string {
+	if base, ok := strings.CutSuffix(histograms, ".histogram.ndjson"); ok {
+		return base + ".ticks.jsonl"
+	}
+	return histograms + ".ticks.jsonl"
+}
+
 // MergedFile is the name of a round's merged result (`tpcc merge --json`):
 // merged.result.json, or merged.<label>.result.json for a labelled round
 // (a repeat or sweep point).

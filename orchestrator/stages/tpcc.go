@@ -104,8 +104,8 @@ func (w tpccWorkload) Run(st *Stage) error {
 }
 
 // Results are each round's files of each workload host: the histograms
-// (which tpcc merge combines) and the benchrig.result/v1 file the report
-// reads.
+// (which tpcc merge combines), the benchrig.result/v1 file the report
+// reads and the per-tick metrics (benchrig.ticks/v1).
 func (w tpccWorkload) Results() []ResultFile {
 	// workload writes only the histograms; tpcc merge reads them.
 	return w.roundFiles(w.c.p.Rounds(), w.c.p.TPCC.Driver != plan.DriverWorkload)
@@ -119,7 +119,7 @@ func (w tpccWorkload) roundFiles(rounds []plan.Round, results bool) []ResultFile
 			hf := plan.HistogramFile(p, i, rd)
 			files := []string{hf}
 			if results {
-				files = append(files, tpcc.ResultFileFor(hf))
+				files = append(files, tpcc.ResultFileFor(hf), tpcc.TicksFileFor(hf))
 			}
 			for _, f := range files {
 				out = append(out, ResultFile{Host: h, Round: rd, Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f})
@@ -220,6 +220,10 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		if workload {
 			st.add(workloadRunStep(p, h, strings.TrimSpace(what+" TPC-C (workload) "+rd.Label), name, histograms && len(p.Workload) > 1, args))
 			continue
+		}
+		if histograms {
+			// The per-tick metrics (JSON lines) beside the histograms.
+			args = append(args, "--ticks", tpcc.TicksFileFor(plan.HistogramFile(p, i, rd)))
 		}
 		args = append(args, p.TPCC.Extra...)
 		urls := c.f.runURLs(h)
