@@ -174,6 +174,7 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 	fmt.Fprintf(o.Out, "run complete: %s\n", runDir)
 	if rerr == nil {
 		fmt.Fprintf(o.Out, "report: %s\n", md)
+		return judgeRun(o.ErrOut, runDir, p)
 	}
 	return nil
 }

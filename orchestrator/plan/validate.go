@@ -165,6 +165,7 @@ func validate(ps *problems, p *Plan) {
 		ps.at(p.node(&p.Benchmark), "benchmark: want tpcc or crud, got %q", p.Benchmark)
 	}
 	validateStages(ps, p)
+	validateThresholds(ps, p)
 	validatePreflight(ps, p)
 	checkPartitions(ps, p)
 }

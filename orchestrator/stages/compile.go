@@ -159,18 +159,29 @@ type compiler struct {
 }
 
 // install puts the database binary on every node and the driver on every
-// workload host, creating the work directories first.
+// workload host, creating the work directories first; the nodes get the
+// benchrig binary too when the run samples them (benchrig hoststat).
 func (c *compiler) install(st *Stage) {
 	for _, h := range c.p.Nodes {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
 			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", "--", h.Dir + "/jobs"}}})
 		c.f.installNode(st, h)
+		if c.samplesHosts() {
+			// The host sampler of the run stage (benchrig hoststat).
+			st.add(installBinary(h, c.driver(), h.Dir+"/benchrig", false)...)
+		}
 	}
 	for _, h := range c.p.Workload {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
 			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", "--", h.Dir + "/jobs"}}})
 		st.add(installBinary(h, c.driver(), h.Dir+"/benchrig", false)...)
 	}
+}
+
+// samplesHosts says whether the run stage samples every host (see
+// hoststat.go): the TPC-C rounds do; a line search and crud do not.
+func (c *compiler) samplesHosts() bool {
+	return c.p.Benchmark != "crud" && c.p.TPCC.Search == nil
 }
 
 // driver is the benchrig binary for workload hosts.
