@@ -22,7 +22,7 @@ const (
 // StageNames lists every stage in the order they run.
 var StageNames = []string{
 	"preflight", "install", "start", "init", "configure", "import", "partition",
-	"swap", "allocate", "run", "collect", "merge",
+	"swap", "allocate", "run", "collect", "merge", "teardown",
 }
 
 var (

@@ -24,6 +24,8 @@ type Options struct {
 	// DriverPath is the local benchrig binary uploaded to workload hosts
 	// when the plan names none (default: this executable).
 	DriverPath string
+	// Wipe makes the teardown stage remove stores and work directories.
+	Wipe bool
 }
 
 // Compile turns a validated plan into its ordered stages. It connects
@@ -79,6 +81,10 @@ func Compile(p *plan.Plan, opt Options) ([]Stage, error) {
 			w.Collect(&st)
 		case "merge":
 			w.Merge(&st)
+		case "teardown":
+			if err := c.teardown(&st); err != nil {
+				return nil, err
+			}
 		}
 		stages = append(stages, st)
 	}
@@ -95,6 +101,11 @@ func selectStages(planned []string, opt Options) ([]string, error) {
 			return fmt.Errorf("%s %s: the plan has no such stage (it has: %s)", flag, s, strings.Join(planned, ", "))
 		}
 		return nil
+	}
+	if slices.Contains(opt.Only, "teardown") && !slices.Contains(planned, "teardown") {
+		// Teardown is never run by default, so plans rarely list it:
+		// --only teardown selects it anyway.
+		planned = append(slices.Clone(planned), "teardown")
 	}
 	out := planned
 	if opt.SkipPreflight {
