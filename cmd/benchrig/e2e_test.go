@@ -783,13 +783,25 @@ func (e *e2e) runningJob(host string) int {
 }
 
 // TestHostMetricsAndThresholds runs the local topology with a threshold
-// no run meets: every host samples itself during the run (the report has
+// no run meets: status --watch follows it with the live tpmC,
+// every host samples itself during the run (the report has
 // a CPU panel and a summary row for all five), the run ends with exit 30
 // and the one-line reason, and check-result without flags says the same
 // from the plan copy.
 func TestHostMetricsAndThresholds(t *testing.T) {
-	e := newE2E(t, "8s", planOpts{top: "thresholds:\n  min_tpmc: 1000000000\n"})
+	e := newE2E(t, "12s", planOpts{top: "thresholds:\n  min_tpmc: 1000000000\n"})
 	e.start("run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan)
+	// status --watch follows the run from its run stage to its end, as
+	// plain lines (its output is a pipe), with the live merged tpmC.
+	e.waitFor("the run stage", 5*time.Minute, func(st *rundir.State) bool { return stageStatus(st, "run") == rundir.Running })
+	watch, err := exec.Command(e.bin, "status", "--watch", "--interval", "500ms", e.runDir()).CombinedOutput()
+	if err != nil {
+		t.Errorf("status --watch: %v\n%s", err, watch)
+	}
+	if !regexp.MustCompile(`stage run running: .*; tpmC [1-9][0-9.]* \(load1 [0-9.]+, load2 [0-9.]+\)`).Match(watch) ||
+		!strings.HasSuffix(strings.TrimSpace(string(watch)), "run finished") || strings.Contains(string(watch), "\x1b") {
+		t.Errorf("status --watch did not follow the run with its live tpmC:\n%s", watch)
+	}
 	if code := e.wait(6 * time.Minute); code != exitCheck {
 		t.Fatalf("benchrig run exited %d, want %d (threshold missed)", code, exitCheck)
 	}

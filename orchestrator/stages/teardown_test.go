@@ -64,7 +64,6 @@ func TestJobsStopScript(t *testing.T) {
 	}
 }
 
-
 // TestWipeable: teardown --wipe never removes a home, the root, a
 // top-level directory or a path that climbs out.
 func TestWipeable(t *testing.T) {
