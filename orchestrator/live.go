@@ -3,6 +3,9 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +40,9 @@ type liveView struct {
 	p      *plan.Plan
 	runDir string
 	poll   time.Duration
+	// out, if set, gets a line with the merged tpmC after each poll that
+	// found measured ticks (the run's own console).
+	out io.Writer
 
 	mu     sync.Mutex
 	round  string
@@ -109,6 +115,9 @@ func (l *liveView) stopLocked() {
 	if live, err := rundir.ReadLive(l.runDir); err == nil && live != nil {
 		live.Done = true
 		_ = rundir.WriteLive(l.runDir, live)
+		if l.out != nil && live.TpmC > 0 {
+			fmt.Fprintf(l.out, "   live: merged tpmC %.1f over the last %ds of %d workload hosts\n", live.TpmC, liveTicks, len(live.Hosts))
+		}
 	}
 }
 
@@ -136,6 +145,9 @@ func (l *liveView) loop(ctx context.Context, rd plan.Round, done chan struct{}) 
 			return
 		}
 		_ = rundir.WriteLive(l.runDir, live)
+		if l.out != nil && live.TpmC > 0 {
+			fmt.Fprintf(l.out, "   live: merged tpmC %.1f over the last %ds of %d workload hosts\n", live.TpmC, liveTicks, len(live.Hosts))
+		}
 	}
 }
 
@@ -151,23 +163,33 @@ func (l *liveView) readHost(ctx context.Context, h plan.Host, file string) rundi
 		lh.Error = err.Error()
 		return lh
 	}
+	return liveTicksOf(h.Name, res.Stdout)
+}
+
+// liveTicksOf is a host's tpmC from the New-Order tick lines of
+// liveTailScript's output.
+func liveTicksOf(host string, out []byte) rundir.LiveHost {
+	lh := rundir.LiveHost{Host: host}
 	// One line more than needed: the last may be one being written.
 	var ticks []histogram.Tick
-	for _, line := range strings.Split(string(res.Stdout), "\n") {
+	for _, line := range strings.Split(string(out), "\n") {
 		var t histogram.Tick
-		if line == "" || json.Unmarshal([]byte(line), &t) != nil || t.Name != histogram.NewOrder {
+		if line == "" || json.Unmarshal([]byte(line), &t) != nil || t.Name != histogram.NewOrder || t.Elapsed <= 0 || t.Elapsed > time.Hour {
 			continue
+		}
+		if slices.ContainsFunc(t.Hist.Counts, func(c int64) bool { return c < 0 }) {
+			continue // not a histogram the driver wrote
 		}
 		ticks = append(ticks, t)
 	}
 	if len(ticks) > liveTicks {
 		ticks = ticks[len(ticks)-liveTicks:]
 	}
-	var count int64
+	var count float64 // a float: hostile counts must not wrap around
 	var window time.Duration
 	for _, t := range ticks {
 		for _, c := range t.Hist.Counts {
-			count += c
+			count += float64(c)
 		}
 		window += t.Elapsed
 		if lh.Last == nil || t.Now.After(*lh.Last) {
@@ -177,7 +199,7 @@ func (l *liveView) readHost(ctx context.Context, h plan.Host, file string) rundi
 	}
 	if window > 0 {
 		lh.Window = window.Seconds()
-		lh.TpmC = float64(count) / window.Minutes()
+		lh.TpmC = count / window.Minutes()
 	}
 	return lh
 }

@@ -151,7 +151,7 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 		return err
 	}
 	defer closeEx()
-	lv := &liveView{exec: ex, p: p, runDir: runDir}
+	lv := &liveView{exec: ex, p: p, runDir: runDir, out: live}
 	defer lv.stop()
 	r := &runner.Runner{
 		Exec: ex,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,4 +171,19 @@ func TestLiveHostReadsTicks(t *testing.T) {
 	if none.TpmC != 0 || none.Error != "" {
 		t.Errorf("before the first tick: %+v", none)
 	}
+}
+
+// FuzzLiveTicks: whatever a host's tail prints, the live figures are
+// finite and not negative, and nothing panics.
+func FuzzLiveTicks(f *testing.F) {
+	f.Add([]byte(`{"Name":"newOrder","Hist":{"LowestTrackableValue":1,"HighestTrackableValue":100,"SignificantFigures":1,"Counts":[1,2]},"Elapsed":1000000000,"Now":"2026-12-03T09:00:00Z"}` + "\n"))
+	f.Add([]byte(`{"Name":"newOrder","Hist":{"Counts":[9223372036854775807,9223372036854775807]},"Elapsed":1,"Now":"2026-12-03T09:00:00Z"}`))
+	f.Add([]byte(`{"Name":"newOrder","Hist":{"Counts":[-5]},"Elapsed":-1}`))
+	f.Add([]byte("garbage\n{\n"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		lh := liveTicksOf("h", out)
+		if math.IsNaN(lh.TpmC) || math.IsInf(lh.TpmC, 0) || lh.TpmC < 0 || lh.Window < 0 {
+			t.Fatalf("live host %+v", lh)
+		}
+	})
 }

@@ -798,6 +798,7 @@ func TestHostMetricsAndThresholds(t *testing.T) {
 	if err != nil {
 		t.Errorf("status --watch: %v\n%s", err, watch)
 	}
+	t.Logf("status --watch:\n%s", watch)
 	if !regexp.MustCompile(`stage run running: .*; tpmC [1-9][0-9.]* \(load1 [0-9.]+, load2 [0-9.]+\)`).Match(watch) ||
 		!strings.HasSuffix(strings.TrimSpace(string(watch)), "run finished") || strings.Contains(string(watch), "\x1b") {
 		t.Errorf("status --watch did not follow the run with its live tpmC:\n%s", watch)
