@@ -123,9 +123,12 @@ func (v *View) Line(now time.Time) string {
 		fmt.Fprintf(&b, " stage %s %s: %d/%d hosts done", s.Name, s.Status, s.HostsDone, len(s.Hosts))
 		var busy []string
 		for _, h := range s.Hosts {
-			if h.Status == Running && h.Current != "" {
+			switch {
+			case h.Status == Running && h.Current != "":
 				busy = append(busy, fmt.Sprintf("%s %d/%d %s", h.Host, h.Done, h.Steps, h.Current))
-			} else if h.Status == Failed {
+			case h.Status == Running:
+				busy = append(busy, fmt.Sprintf("%s %d/%d waiting for the other hosts", h.Host, h.Done, h.Steps))
+			case h.Status == Failed:
 				busy = append(busy, h.Host+" failed")
 			}
 		}
