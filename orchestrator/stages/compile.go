@@ -190,9 +190,10 @@ func (c *compiler) install(st *Stage) {
 }
 
 // samplesHosts says whether the run stage samples every host (see
-// hoststat.go): the TPC-C rounds do; a line search and crud do not.
+// hoststat.go): the TPC-C rounds do; a line search and crud do not, and
+// a plan without the run stage needs no sampler on its nodes.
 func (c *compiler) samplesHosts() bool {
-	return c.p.Benchmark != "crud" && c.p.TPCC.Search == nil
+	return c.p.Benchmark != "crud" && c.p.TPCC.Search == nil && slices.Contains(c.p.Stages, "run")
 }
 
 // driver is the benchrig binary for workload hosts.
