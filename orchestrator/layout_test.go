@@ -21,10 +21,10 @@ func TestImportsPointDown(t *testing.T) {
 		"runner": {"plan", "stages"},
 		"rundir": {"plan", "stages", "runner"},
 		"probe":  {},
-		"report": {"plan", "stages", "rundir", "probe"},
+		"report": {"plan", "stages", "rundir", "probe", "hostmetrics"},
 		// Readers of report.json, beside the run path.
 		"compare":     {"report"},
-		"gate":        {"report", "compare"},
+		"gate":        {"report", "compare", "plan"},
 		"openmetrics": {"report"},
 		"hostmetrics": {},
 	}

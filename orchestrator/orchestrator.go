@@ -61,6 +61,9 @@ func LoadPlan(file string) (*plan.Plan, error) { return plan.LoadPlan(file) }
 // Show writes a plan's expanded topology.
 func Show(w io.Writer, p *plan.Plan) error { return stages.Show(w, p) }
 
+// ShowJSON writes the expanded plan as JSON (benchrig.plan/v1).
+func ShowJSON(w io.Writer, p *plan.Plan) error { return stages.ShowJSON(w, p) }
+
 // Run compiles the plan file and runs it in a new run directory, or with
 // DryRun lists it.
 func Run(ctx context.Context, file string, o Options) error {
@@ -148,9 +151,12 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 		return err
 	}
 	defer closeEx()
+	lv := &liveView{exec: ex, p: p, runDir: runDir, out: live}
+	defer lv.stop()
 	r := &runner.Runner{
 		Exec: ex,
 		Observers: []runner.Observer{
+			lv,
 			&rundir.Journal{W: journal},
 			&rundir.Logs{Dir: filepath.Join(runDir, rundir.LogsDir)},
 			newProbeResults(runDir),
@@ -174,6 +180,7 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 	fmt.Fprintf(o.Out, "run complete: %s\n", runDir)
 	if rerr == nil {
 		fmt.Fprintf(o.Out, "report: %s\n", md)
+		return judgeRun(o.ErrOut, runDir, p)
 	}
 	return nil
 }

@@ -100,3 +100,11 @@ func (r *Recorder) StartJob(ctx context.Context, j Job, c Cmd) error {
 func (r *Recorder) WaitJob(ctx context.Context, j Job) (JobStatus, error) {
 	return JobStatus{State: JobExited}, ctx.Err()
 }
+
+// StopJob records a job's stop as one call.
+func (r *Recorder) StopJob(ctx context.Context, j Job) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return r.record(Entry{Host: j.Host, Op: "job", Text: "stop job " + j.Name})
+}

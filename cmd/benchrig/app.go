@@ -52,6 +52,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			checkResultCommand(),
 			exportCommand(),
 			hoststatCommand(),
+			teardownCommand(),
 			completionCommand(),
 			manCommand(),
 			versionCommand(),

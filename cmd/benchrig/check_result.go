@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchrig/benchrig/orchestrator"
 	"github.com/benchrig/benchrig/orchestrator/compare"
 	"github.com/benchrig/benchrig/orchestrator/gate"
 )
@@ -33,7 +34,8 @@ func checkResultCommand() *cli.Command {
 		Usage:     "exit 30 with a one-line reason when a run misses a threshold (for CI)",
 		ArgsUsage: "RUN_DIR",
 		Description: `Reads RUN_DIR/report.json; with repeats, each figure is the median of the
-repeats. Exits 0 when every threshold is met, 30 when one is missed (all
+repeats. Without threshold flags it checks the thresholds: section of the
+plan the run ran (RUN_DIR/plan.yaml); flags replace the plan's thresholds. Exits 0 when every threshold is met, 30 when one is missed (all
 missed thresholds on one line), 2 on bad flags.`,
 		Flags: flags,
 		Action: func(c *cli.Context) error {
@@ -70,6 +72,17 @@ missed thresholds on one line), 2 on bad flags.`,
 			if err != nil {
 				return err
 			}
+			if !thresholdFlagSet(c) {
+				// No flags: the thresholds of the plan the run ran.
+				pt, err := orchestrator.PlanThresholds(run.Dir)
+				if err != nil {
+					return err
+				}
+				if pt == nil {
+					return withExit(exitUsage, errors.New("check-result: no thresholds: give flags (--min-tpmc, --max-p95, ...) or add a thresholds: section to the plan"))
+				}
+				t = *pt
+			}
 			var base *compare.Run
 			if against != "" {
 				if base, err = compare.Load(against); err != nil {
@@ -91,4 +104,19 @@ missed thresholds on one line), 2 on bad flags.`,
 			return nil
 		},
 	}
+}
+
+// thresholdFlagSet says whether any threshold flag was given.
+func thresholdFlagSet(c *cli.Context) bool {
+	for _, name := range []string{"min-tpmc", "min-efficiency", "max-errors", "max-regression"} {
+		if c.IsSet(name) {
+			return true
+		}
+	}
+	for _, p := range gate.Percentiles {
+		if c.IsSet("max-" + p) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/orchestrator/rundir"
 )
 
 func TestCheckResultCommand(t *testing.T) {
@@ -42,5 +47,60 @@ func TestCheckResultVerbose(t *testing.T) {
 	code, out, errOut := runCLI(t, "check-result", fixtures+"runB", "--min-tpmc", "45", "--verbose")
 	if code != exitOK || !strings.Contains(errOut, "check-result: ok: tpmC 46.9 >= 45 (min-tpmc)\n") || !strings.Contains(out, "meets every threshold") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+// planRun makes a run directory holding fixture's report.json and a plan
+// copy with the given thresholds section.
+func planRun(t *testing.T, fixture, thresholds string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "local-20261202-120000-abcd")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := os.ReadFile(fixtures + fixture + "/report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	planText, err := os.ReadFile("../../plans/local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"report.json": rep, rundir.PlanFile: append(planText, thresholds...)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := rundir.NewState(filepath.Join(dir, rundir.StateFile), filepath.Join(dir, rundir.PlanFile), "sum", rundir.StateOptions{}, nil, time.Now())
+	if err := st.Save(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestCheckResultPlanThresholds: without flags, check-result checks the
+// thresholds of the plan the run ran; with none, it says how to give some.
+func TestCheckResultPlanThresholds(t *testing.T) {
+	for _, tt := range []struct {
+		name, thresholds string
+		code             int
+		want             string
+	}{
+		{"met", "thresholds:\n  min_tpmc: 45\n  latency:\n    - {op: newOrder, percentile: p95, max: 50ms}\n", exitOK, "meets every threshold"},
+		{"missed", "thresholds:\n  min_tpmc: 48\n", exitCheck, "benchrig: check-result: tpmC 46.9 < 48 (min-tpmc)\n"},
+		{"none", "", exitUsage, "no thresholds"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := planRun(t, "runB", tt.thresholds)
+			code, out, errOut := runCLI(t, "check-result", dir)
+			if code != tt.code || !strings.Contains(out+errOut, tt.want) {
+				t.Errorf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", code, tt.code, tt.want, out, errOut)
+			}
+		})
+	}
+	// Flags replace the plan's thresholds.
+	dir := planRun(t, "runB", "thresholds:\n  min_tpmc: 48\n")
+	if code, out, errOut := runCLI(t, "check-result", dir, "--min-tpmc", "1"); code != exitOK {
+		t.Errorf("flags did not replace the plan's thresholds: exit %d\n%s%s", code, out, errOut)
 	}
 }

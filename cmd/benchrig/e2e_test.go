@@ -789,3 +789,125 @@ func (e *e2e) runningJob(host string) int {
 	e.t.Fatalf("no running job in %s", jobs)
 	return 0
 }
+
+// TestHostMetricsAndThresholds runs the local topology with a threshold
+// no run meets: status --watch follows it with the live tpmC,
+// every host samples itself during the run (the report has
+// a CPU panel and a summary row for all five), the run ends with exit 30
+// and the one-line reason, and check-result without flags says the same
+// from the plan copy.
+func TestHostMetricsAndThresholds(t *testing.T) {
+	e := newE2E(t, "12s", planOpts{top: "thresholds:\n  min_tpmc: 1000000000\n"})
+	e.start("run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan)
+	// status --watch follows the run from its run stage to its end, as
+	// plain lines (its output is a pipe), with the live merged tpmC.
+	e.waitFor("the run stage", 5*time.Minute, func(st *rundir.State) bool { return stageStatus(st, "run") == rundir.Running })
+	watch, err := exec.Command(e.bin, "status", "--watch", "--interval", "500ms", e.runDir()).CombinedOutput()
+	if err != nil {
+		t.Errorf("status --watch: %v\n%s", err, watch)
+	}
+	t.Logf("status --watch:\n%s", watch)
+	if !regexp.MustCompile(`stage run running: .*; tpmC [1-9][0-9.]* \(load1 [0-9.]+, load2 [0-9.]+\)`).Match(watch) ||
+		!strings.HasSuffix(strings.TrimSpace(string(watch)), "run finished") || strings.Contains(string(watch), "\x1b") {
+		t.Errorf("status --watch did not follow the run with its live tpmC:\n%s", watch)
+	}
+	if code := e.wait(6 * time.Minute); code != exitCheck {
+		t.Fatalf("benchrig run exited %d, want %d (threshold missed)", code, exitCheck)
+	}
+	if !strings.Contains(e.logs.String(), "check-result: tpmC ") || !strings.Contains(e.logs.String(), "< 1e+09 (min-tpmc)") {
+		t.Errorf("no one-line threshold reason in the output:\n%s", lastN(e.logs.String(), 20))
+	}
+	runDir := e.runDir()
+	r := e.checkResult(runDir)
+	hosts := map[string]string{}
+	for _, m := range r.HostMetrics {
+		if m.Samples < 5 {
+			t.Errorf("%s: %d samples over an 8s run", m.Host, m.Samples)
+		}
+		hosts[m.Host] = m.Role
+	}
+	want := map[string]string{"db1": "database", "db2": "database", "db3": "database", "load1": "workload", "load2": "workload"}
+	if fmt.Sprint(hosts) != fmt.Sprint(want) {
+		t.Errorf("host metrics for %v, want %v", hosts, want)
+	}
+	md, _ := os.ReadFile(filepath.Join(runDir, "report.md"))
+	if !strings.Contains(string(md), "![hosts-cpu](hosts-cpu.svg)") || !strings.Contains(string(md), "| - | load2 | workload |") {
+		t.Errorf("report.md lacks the host CPU plot or table:\n%s", md)
+	}
+	svg, err := os.ReadFile(filepath.Join(runDir, "hosts-cpu.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h := range want {
+		if !strings.Contains(string(svg), h+": CPU") {
+			t.Errorf("hosts-cpu.svg has no panel for %s", h)
+		}
+	}
+	out, err := exec.Command(e.bin, "check-result", runDir).CombinedOutput()
+	if code := exitCodeOf(err); code != exitCheck || !strings.Contains(string(out), "(min-tpmc)") {
+		t.Errorf("check-result without flags: exit %d\n%s", code, out)
+	}
+}
+
+func exitCodeOf(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// TestTeardown starts the local topology's databases over real sshd,
+// then tears them down: teardown RUN_DIR stops every PostgreSQL node
+// (and logs under the run directory), --wipe without a terminal or --yes
+// is refused, and --wipe --yes on the plan removes stores and work
+// directories.
+func TestTeardown(t *testing.T) {
+	e := newE2E(t, "5s", planOpts{stages: "install, start"})
+	e.start("run", "--runs-dir", e.runs, e.plan)
+	if code := e.wait(3 * time.Minute); code != 0 {
+		t.Fatalf("benchrig run exited %d", code)
+	}
+	runDir := e.runDir()
+	pgRunning := func(i int) bool {
+		data := filepath.Join(e.home, e.prefix, fmt.Sprintf("db%d", i), "pgdata")
+		return e.asLoginUser(e.pgbin+"/pg_ctl", "-D", data, "status").Run() == nil
+	}
+	for i := 1; i <= 3; i++ {
+		if !pgRunning(i) {
+			t.Fatalf("db%d is not running after start", i)
+		}
+	}
+	out, err := exec.Command(e.bin, "teardown", runDir).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "teardown complete") {
+		t.Fatalf("teardown %s: %v\n%s", runDir, err, out)
+	}
+	for i := 1; i <= 3; i++ {
+		if pgRunning(i) {
+			t.Errorf("db%d still runs after teardown", i)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(runDir, "logs", "teardown", "db1.log")); err != nil {
+		t.Errorf("no teardown log in the run directory: %v", err)
+	}
+	cmd := exec.Command(e.bin, "teardown", e.plan, "--wipe")
+	cmd.Stdin = nil // /dev/null: not a terminal
+	out, err = cmd.CombinedOutput()
+	if code := exitCodeOf(err); code != exitUsage || !strings.Contains(string(out), "add --yes") {
+		t.Errorf("--wipe without a terminal: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, e.prefix, "db1", "pgdata")); err != nil {
+		t.Fatalf("the refused wipe removed the store: %v", err)
+	}
+	out, err = exec.Command(e.bin, "teardown", e.plan, "--wipe", "--yes").CombinedOutput()
+	if err != nil {
+		t.Fatalf("teardown --wipe --yes: %v\n%s", err, out)
+	}
+	for _, h := range []string{"db1", "db2", "db3", "load1", "load2"} {
+		if _, err := os.Stat(filepath.Join(e.home, e.prefix, h)); !os.IsNotExist(err) {
+			t.Errorf("%s's work directory is still there: %v", h, err)
+		}
+	}
+}

@@ -30,6 +30,9 @@ func planCommand() *cli.Command {
 				Name:      "show",
 				Usage:     "print the expanded topology: hosts, racks, partitions, addresses",
 				ArgsUsage: "PLAN",
+				Description: `--json prints the expanded plan as one JSON document (schema
+benchrig.plan/v1, docs/schema/plan.v1.json).`,
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "machine-readable output (benchrig.plan/v1)"}},
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return withExit(exitUsage, errors.New("plan show: name one plan file"))
@@ -37,6 +40,9 @@ func planCommand() *cli.Command {
 					p, err := loadPlan(c.Args().First())
 					if err != nil {
 						return err
+					}
+					if c.Bool("json") {
+						return orchestrator.ShowJSON(c.App.Writer, p)
 					}
 					return orchestrator.Show(c.App.Writer, p)
 				},

@@ -110,24 +110,6 @@ benchrig process still drives is refused, naming its pid.`,
 	}
 }
 
-func statusCommand() *cli.Command {
-	var hosts bool
-	return &cli.Command{
-		Name:      "status",
-		Usage:     "print a run's stage × host progress",
-		ArgsUsage: "RUN_DIR",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "hosts", Usage: "one line per host, not per stage", Destination: &hosts},
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return withExit(exitUsage, errors.New("status: name one run directory"))
-			}
-			return orchestrator.Status(c.App.Writer, c.Args().First(), hosts)
-		},
-	}
-}
-
 func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "report",

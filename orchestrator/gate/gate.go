@@ -10,33 +10,20 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/orchestrator/compare"
+	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/report"
 )
 
-// Thresholds are a run's pass criteria. Zero values (and nil pointers)
-// set no limit.
-type Thresholds struct {
-	MinTpmC       float64 `yaml:"min_tpmc,omitempty" json:"min_tpmc,omitempty"`
-	MinEfficiency float64 `yaml:"min_efficiency_percent,omitempty" json:"min_efficiency_percent,omitempty"`
-	// Latency limits, e.g. newOrder p95 ≤ 50ms; Op "*" is every
-	// transaction.
-	Latency []LatencyLimit `yaml:"latency,omitempty" json:"latency,omitempty"`
-	// MaxErrors is the most transaction errors of all types together.
-	MaxErrors *int64 `yaml:"max_errors,omitempty" json:"max_errors,omitempty"`
-	// MaxRegressionPercent is how far tpmC may fall below the baseline
-	// run's (see Check).
-	MaxRegressionPercent float64 `yaml:"max_regression_percent,omitempty" json:"max_regression_percent,omitempty"`
-}
-
-// Percentiles are the latency figures a limit can name.
-var Percentiles = []string{"p50", "p90", "p95", "p99", "max"}
+// Thresholds are a run's pass criteria: the plan's thresholds section is
+// this type (decoded strictly with the plan), and check-result's flags
+// fill one. Zero values (and nil pointers) set no limit.
+type Thresholds = plan.Thresholds
 
 // LatencyLimit bounds one percentile of one transaction's latency.
-type LatencyLimit struct {
-	Op         string        `yaml:"op" json:"op"`
-	Percentile string        `yaml:"percentile" json:"percentile"`
-	Max        time.Duration `yaml:"max" json:"max"`
-}
+type LatencyLimit = plan.LatencyLimit
+
+// Percentiles are the latency figures a limit can name.
+var Percentiles = plan.Percentiles
 
 // ParseLatencyLimit reads a flag value "OP=DURATION" ("newOrder=50ms",
 // "*=2s") for a percentile.

@@ -120,7 +120,7 @@ func TestCheckNotCheckable(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	if l, err := ParseLatencyLimit("p95", "newOrder=50ms"); err != nil || l != (LatencyLimit{"newOrder", "p95", 50 * time.Millisecond}) {
+	if l, err := ParseLatencyLimit("p95", "newOrder=50ms"); err != nil || l != (LatencyLimit{Op: "newOrder", Percentile: "p95", Max: 50 * time.Millisecond}) {
 		t.Errorf("ParseLatencyLimit = %+v, %v", l, err)
 	}
 	for _, bad := range [][2]string{{"p95", "newOrder"}, {"p95", "=5ms"}, {"p95", "newOrder=-5ms"}, {"p95", "newOrder=fast"}, {"p42", "newOrder=5ms"}} {

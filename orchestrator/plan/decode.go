@@ -188,7 +188,10 @@ func indexFields(v reflect.Value, path string, out fieldPaths) {
 
 var (
 	durationType = reflect.TypeOf(Duration(0))
-	nodeType     = reflect.TypeOf(yaml.Node{})
+	// stdDurationType is read like Duration: types shared with packages
+	// that take durations from flags (gate's latency limits) use it.
+	stdDurationType = reflect.TypeOf(time.Duration(0))
+	nodeType        = reflect.TypeOf(yaml.Node{})
 )
 
 // decodeStrict fills v (a pointer) from n like yaml.v3 would, but rejects
@@ -237,7 +240,7 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 		v.Set(reflect.ValueOf(*n))
 		return
 	}
-	if v.Type() == durationType {
+	if v.Type() == durationType || v.Type() == stdDurationType {
 		var s string
 		if n.Kind != yaml.ScalarNode || n.Decode(&s) != nil {
 			ps.at(n, "%s: want a duration such as 30m or 1ms", where)

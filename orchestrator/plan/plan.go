@@ -34,7 +34,9 @@ type Plan struct {
 	CRUD      CRUD      `yaml:"crud"`
 	TPCC      TPCC      `yaml:"tpcc"`
 	Preflight Preflight `yaml:"preflight"`
-	Stages    []string  `yaml:"stages"`
+	// Thresholds are checked when the run ends (thresholds.go).
+	Thresholds *Thresholds `yaml:"thresholds"`
+	Stages     []string    `yaml:"stages"`
 
 	// Filled by decoding (File, Dir) and Normalize (Nodes, Workload).
 	File     string `yaml:"-"`

@@ -22,7 +22,7 @@ const (
 // StageNames lists every stage in the order they run.
 var StageNames = []string{
 	"preflight", "install", "start", "init", "configure", "import", "partition",
-	"swap", "allocate", "run", "collect", "merge",
+	"swap", "allocate", "run", "collect", "merge", "teardown",
 }
 
 var (
@@ -165,6 +165,7 @@ func validate(ps *problems, p *Plan) {
 		ps.at(p.node(&p.Benchmark), "benchmark: want tpcc or crud, got %q", p.Benchmark)
 	}
 	validateStages(ps, p)
+	validateThresholds(ps, p)
 	validatePreflight(ps, p)
 	checkPartitions(ps, p)
 }

@@ -10,7 +10,10 @@ import (
 
 // Markdown renders the report for people; plots are the SVG files written
 // next to it.
-func Markdown(r *Report, plots []string) string {
+func Markdown(r *Report, plots []string) string { return markdown(r, plots, nil) }
+
+// markdown is Markdown with the host CPU plots of the hosts section.
+func markdown(r *Report, plots, hostPlots []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# benchrig report: %s\n\n", r.Plan)
 	if r.Description != "" {
@@ -61,9 +64,13 @@ func Markdown(r *Report, plots []string) string {
 	if len(r.Rounds) > 1 || (len(r.Rounds) == 1 && r.Rounds[0].Flag != "") {
 		writeRounds(&b, r)
 	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "> **Warning:** %s\n\n", w)
+	}
 	for _, p := range plots {
 		fmt.Fprintf(&b, "![%s](%s)\n\n", strings.TrimSuffix(p, ".svg"), p)
 	}
+	writeHostMetrics(&b, r, hostPlots)
 
 	if r.StartSkew != nil || len(r.Clock) > 0 {
 		b.WriteString("## Start and clocks\n\n")

@@ -53,6 +53,12 @@ type Report struct {
 	CRUD []CRUDRow `json:"crud,omitempty"`
 	// Disks are the preflight disk benchmarks.
 	Disks []Disk `json:"disks,omitempty"`
+	// HostMetrics summarise every host's CPU during each round;
+	// Warnings are findings about the run (a client-bound driver).
+	HostMetrics []HostMetric `json:"host_metrics,omitempty"`
+	Warnings    []string     `json:"warnings,omitempty"`
+
+	hostSamples []roundHosts // for the plots
 }
 
 // Disk is one host's preflight disk benchmark (probe.Fio).
@@ -263,6 +269,7 @@ func Build(runDir string, p *plan.Plan, st *rundir.State, version string) (*Repo
 	}
 	r.readClock(runDir)
 	r.readDisks(runDir, p)
+	r.readHosts(runDir, p)
 	return r, nil
 }
 
@@ -438,8 +445,9 @@ func Write(runDir string, p *plan.Plan, st *rundir.State, version string) (strin
 			plots = append(plots, "sweep.svg")
 		}
 	}
+	hostPlots := r.plotHosts(runDir)
 	md := filepath.Join(runDir, "report.md")
-	if err := os.WriteFile(md, []byte(Markdown(r, plots)), 0o644); err != nil {
+	if err := os.WriteFile(md, []byte(markdown(r, plots, hostPlots)), 0o644); err != nil {
 		return "", err
 	}
 	return md, nil

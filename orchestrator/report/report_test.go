@@ -14,6 +14,7 @@ import (
 	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"github.com/benchrig/benchrig/internal/jsonschema"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/orchestrator/hostmetrics"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
@@ -79,7 +80,30 @@ func fakeRun(t *testing.T) (string, *plan.Plan, *rundir.State) {
 		t.Fatal(err)
 	}
 	writeJSON(t, filepath.Join(dir, "results", "db1", probe.FioFile), fio)
+	for i, host := range []string{"db1", "db2", "db3", "load1", "load2"} {
+		writeSamples(t, filepath.Join(dir, "results", host, "hoststat.jsonl"), host, t0, 30+float64(5*i))
+	}
 	return dir, p, st
+}
+
+// writeSamples records what `benchrig hoststat` writes: 60 one-second
+// samples of host around busy % CPU busy (user 3/4 of it, system 1/4),
+// with 2 % iowait and 1 % steal.
+func writeSamples(t *testing.T, path, host string, t0 time.Time, busy float64) {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for s := 1; s <= 60; s++ {
+		wobble := float64(s%3) - 1 // -1, 0, +1: a median that is not the mean of a constant
+		busy := busy + wobble
+		cpu := hostmetrics.CPU{CPUs: 2, User: busy*0.75 - 1, System: busy * 0.25, Steal: 1, IOWait: 2}
+		cpu.Idle = 100 - cpu.User - cpu.System - cpu.Steal - cpu.IOWait
+		if err := enc.Encode(hostmetrics.Sample{Schema: hostmetrics.Schema, Host: host, Time: t0.Add(time.Duration(s) * time.Second),
+			Interval: 1, CPU: cpu, Mem: hostmetrics.Mem{Total: 8 << 30, Available: 4 << 30}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, path, b.String())
 }
 
 // hostResult is what `tpcc run --result` leaves on workload host k: it
@@ -150,7 +174,14 @@ func TestReport(t *testing.T) {
 	if r.Database != "pg_ctl (PostgreSQL) 15.18" {
 		t.Errorf("database version %q", r.Database)
 	}
-	for _, f := range []string{"tpmc.svg", "latency.svg"} {
+	if len(r.HostMetrics) != 5 || r.HostMetrics[3].Host != "load1" || r.HostMetrics[3].Role != "workload" ||
+		r.HostMetrics[0].Samples != 60 || r.HostMetrics[0].MedianBusy != 30 || r.HostMetrics[0].MeanSteal != 1 {
+		t.Errorf("host metrics %+v", r.HostMetrics)
+	}
+	if len(r.Warnings) != 0 {
+		t.Errorf("warnings on a balanced run: %q", r.Warnings)
+	}
+	for _, f := range []string{"tpmc.svg", "latency.svg", "hosts-cpu.svg"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() < 1000 {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -331,5 +362,38 @@ func TestReportSweep(t *testing.T) {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// TestClientBoundWarning: the samples of a run whose driver host was
+// pinned by a CPU hog (load2 at 97 % busy) while the database hosts idled
+// make the report warn, in report.json and at the top of report.md; the
+// same hog on a database host does not.
+func TestClientBoundWarning(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		hot  string
+		warn bool
+	}{{"load2", true}, {"db2", false}} {
+		dir, p, st := fakeRun(t)
+		writeSamples(t, filepath.Join(dir, "results", tc.hot, "hoststat.jsonl"), tc.hot, t0, 97)
+		md, err := Write(dir, p, st, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r Report
+		data, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		text, _ := os.ReadFile(md)
+		got := len(r.Warnings) == 1 && strings.Contains(r.Warnings[0], "client-bound") && strings.Contains(r.Warnings[0], "load2 97%")
+		if got != tc.warn {
+			t.Errorf("%s hot: warnings %q, want a client-bound warning: %v", tc.hot, r.Warnings, tc.warn)
+		}
+		if tc.warn && !strings.Contains(string(text), "> **Warning:** client-bound") {
+			t.Errorf("report.md does not show the warning:\n%s", text)
+		}
+		checkReportSchema(t, data)
 	}
 }

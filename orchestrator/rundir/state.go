@@ -336,7 +336,10 @@ func (s *State) Observe(e runner.Event) error {
 				hs.Started = &t
 			}
 		case runner.StepDone:
-			hs.Done = e.Index + 1
+			// Current names a step under way: a host waiting for the
+			// next phase (its sampler started, the others' runs not
+			// finished) has none.
+			hs.Done, hs.Current = e.Index+1, ""
 			for len(hs.Digests) < hs.Steps {
 				hs.Digests = append(hs.Digests, "")
 			}

@@ -28,6 +28,13 @@ type JobExecutor interface {
 	WaitJob(ctx context.Context, j remote.Job) (remote.JobStatus, error)
 }
 
+// JobStopper is an optional Executor capability: an executor that stops
+// detached jobs itself (the Recorder, so the dry-run lists a stop as one
+// line).
+type JobStopper interface {
+	StopJob(ctx context.Context, j remote.Job) error
+}
+
 // Progress is what an earlier attempt of the run finished: the resume
 // points. rundir.State implements it; a fresh run has none.
 type Progress interface {

@@ -24,6 +24,15 @@ func (r *Runner) job(ctx context.Context, idx int, s stages.Step) (remote.Result
 	}
 	j := remote.Job{Host: s.Host, Dir: s.JobDir, Name: name}
 	res := remote.Result{Host: s.Host}
+	switch s.JobMode {
+	case stages.JobDetach:
+		return res, r.detach(ctx, j, s)
+	case stages.JobStop:
+		if js, ok := r.Exec.(JobStopper); ok {
+			return res, js.StopJob(ctx, j)
+		}
+		return res, j.Stop(ctx, r.Exec, jobStopGrace)
+	}
 	var st remote.JobStatus
 	var err error
 	if je, ok := r.Exec.(JobExecutor); ok {
@@ -49,6 +58,28 @@ func (r *Runner) job(ctx context.Context, idx int, s stages.Step) (remote.Result
 		return res, &remote.ExitError{Host: s.Host, Cmd: remote.ShellJoin(s.Cmd), Code: st.ExitCode, StderrTail: lastLines(string(res.Stdout), 20)}
 	}
 	return res, nil
+}
+
+// jobStopGrace is how long a stopped job has between SIGTERM and SIGKILL
+// (the host sampler writes its last line and exits at once).
+const jobStopGrace = 10 * time.Second
+
+// detach starts a job that runs beside the next steps and is not waited
+// for; a job of this run that is still running (a resume) is left as it is.
+func (r *Runner) detach(ctx context.Context, j remote.Job, s stages.Step) error {
+	if je, ok := r.Exec.(JobExecutor); ok {
+		return je.StartJob(ctx, j, s.Cmd)
+	}
+	st, err := j.Status(ctx, r.Exec)
+	if err != nil {
+		return err
+	}
+	if st.State == remote.JobRunning {
+		r.say(s.Host, fmt.Sprintf("job %s already running (pid %d)", j.Name, st.Pid))
+		return nil
+	}
+	_, err = remote.StartJob(ctx, r.Exec, s.Host, j.Dir, j.Name, s.Cmd)
+	return err
 }
 
 // jobLogLines is how much of a finished job's log is kept in the run

@@ -24,6 +24,8 @@ type Options struct {
 	// DriverPath is the local benchrig binary uploaded to workload hosts
 	// when the plan names none (default: this executable).
 	DriverPath string
+	// Wipe makes the teardown stage remove stores and work directories.
+	Wipe bool
 }
 
 // Compile turns a validated plan into its ordered stages. It connects
@@ -79,6 +81,10 @@ func Compile(p *plan.Plan, opt Options) ([]Stage, error) {
 			w.Collect(&st)
 		case "merge":
 			w.Merge(&st)
+		case "teardown":
+			if err := c.teardown(&st); err != nil {
+				return nil, err
+			}
 		}
 		stages = append(stages, st)
 	}
@@ -95,6 +101,11 @@ func selectStages(planned []string, opt Options) ([]string, error) {
 			return fmt.Errorf("%s %s: the plan has no such stage (it has: %s)", flag, s, strings.Join(planned, ", "))
 		}
 		return nil
+	}
+	if slices.Contains(opt.Only, "teardown") && !slices.Contains(planned, "teardown") {
+		// Teardown is never run by default, so plans rarely list it:
+		// --only teardown selects it anyway.
+		planned = append(slices.Clone(planned), "teardown")
 	}
 	out := planned
 	if opt.SkipPreflight {
@@ -159,12 +170,17 @@ type compiler struct {
 }
 
 // install puts the database binary on every node and the driver on every
-// workload host, creating the work directories first.
+// workload host, creating the work directories first; the nodes get the
+// benchrig binary too when the run samples them (benchrig hoststat).
 func (c *compiler) install(st *Stage) {
 	for _, h := range c.p.Nodes {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
 			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", "--", h.Dir + "/jobs"}}})
 		c.f.installNode(st, h)
+		if c.samplesHosts() {
+			// The host sampler of the run stage (benchrig hoststat).
+			st.add(installBinary(h, c.driver(), h.Dir+"/benchrig", false)...)
+		}
 	}
 	for _, h := range c.p.Workload {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
@@ -174,6 +190,13 @@ func (c *compiler) install(st *Stage) {
 			c.workloadInstall(st, h)
 		}
 	}
+}
+
+// samplesHosts says whether the run stage samples every host (see
+// hoststat.go): the TPC-C rounds do; a line search and crud do not, and
+// a plan without the run stage needs no sampler on its nodes.
+func (c *compiler) samplesHosts() bool {
+	return c.p.Benchmark != "crud" && c.p.TPCC.Search == nil && slices.Contains(c.p.Stages, "run")
 }
 
 // driver is the benchrig binary for workload hosts.

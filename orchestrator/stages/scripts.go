@@ -16,6 +16,8 @@ var scriptNames = map[string]string{
 	crdbStartScript: "crdb-start",
 	crdbStopScript:  "crdb-stop",
 	crdbInitScript:  "crdb-init",
+	jobsStopScript:  "jobs-stop",
+	pidStopScript:   "pid-stop",
 }
 
 // abbreviated returns c with every known script replaced by a short

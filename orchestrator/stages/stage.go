@@ -66,6 +66,19 @@ const (
 	Local
 )
 
+// JobMode is what a Job step does.
+type JobMode int
+
+const (
+	// JobWait starts the job (or re-attaches to it) and waits for its end.
+	JobWait JobMode = iota
+	// JobDetach starts the job unless it runs, and returns at once.
+	JobDetach
+	// JobStop stops the job (SIGTERM to its process group, then SIGKILL);
+	// a job that is not running is left alone.
+	JobStop
+)
+
 var kindNames = [...]string{"exec", "put", "get", "wait", "job", "local"}
 
 func (k StepKind) String() string { return kindNames[k] }
@@ -87,6 +100,10 @@ type Step struct {
 	// Job steps: the job's name on the host (files <dir>/jobs/<name>.*).
 	JobName string
 	JobDir  string
+	// JobMode says what a Job step does with its job: start it and wait
+	// for it (the default), start it and go on (a sampler that runs beside
+	// the measured run), or stop it.
+	JobMode JobMode
 	// StartAt marks a job that must start at the same instant on every
 	// host of the stage: the runner appends --start-at with the instant it
 	// chose once every host is connected.
@@ -164,6 +181,12 @@ func (s Step) display(c remote.Cmd) string {
 	case Wait:
 		return "wait until ok" + settleText(s.Settle) + " (every " + plan.FormatDuration(s.Poll) + ", up to " + plan.FormatDuration(s.Timeout) + "): " + c.Display()
 	case Job:
+		switch s.JobMode {
+		case JobDetach:
+			return "detached job " + s.JobName + ": " + c.Display()
+		case JobStop:
+			return "stop job " + s.JobName
+		}
 		return "job " + s.JobName + ": " + c.Display()
 	}
 	return c.Display()

@@ -129,9 +129,14 @@ func (w tpccWorkload) roundFiles(rounds []plan.Round, results bool) []ResultFile
 	return out
 }
 
-// Collect downloads each workload host's histogram files into the run
-// directory's results/ folder.
-func (w tpccWorkload) Collect(st *Stage) { collectFiles(st, w.Results()) }
+// Collect downloads each workload host's histogram files, and every
+// host's samples, into the run directory's results/ folder.
+func (w tpccWorkload) Collect(st *Stage) {
+	collectFiles(st, w.Results())
+	if w.c.samplesHosts() {
+		collectFiles(st, HostStatFiles(w.c.p, w.c.p.Rounds()))
+	}
+}
 
 // Merge combines each round's histograms on this machine, as the recipe's
 // `workload debug tpcc-merge-results`, and writes the merged result.
@@ -171,6 +176,9 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		// connected, and its clock is compared with this machine's.
 		for _, h := range p.Workload {
 			st.add(clockProbe(h.Name))
+		}
+		if c.samplesHosts() {
+			c.startHostStat(st, rd, ramp, duration)
 		}
 		st.then()
 	}
@@ -232,5 +240,8 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 			JobName: name, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
 			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
 	}
-
+	if histograms && c.samplesHosts() {
+		st.then()
+		c.stopHostStat(st, rd)
+	}
 }

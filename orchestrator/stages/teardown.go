@@ -1,0 +1,131 @@
+package stages
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/remote"
+)
+
+// The teardown stage: never in a plan's default run, selected by
+// `benchrig teardown` or `--only teardown`. It stops benchrig's detached
+// jobs on every host (drivers, loads, host samplers), then the database
+// on every node; with Options.Wipe it then removes the stores and the
+// work directories. Every step is idempotent: stopping what is stopped
+// and removing what is gone succeed.
+
+// jobsStopScript stops every benchrig job of a jobs directory that still
+// runs: a pid file whose process carries the job's BENCHRIG_JOB marker
+// (as remote.StartJob sets it; a recycled pid lacks it) gets SIGTERM to its
+// process group, then SIGKILL after $2 seconds.
+const jobsStopScript = `dir=$1 grace=$2
+[ -d "$dir" ] || { echo "no jobs directory: $dir"; exit 0; }
+ours() {
+	kill -0 "$1" 2>/dev/null || return 1
+	[ -r "/proc/$1/environ" ] || return 0
+	tr '\0' '\n' <"/proc/$1/environ" | grep -qxF "BENCHRIG_JOB=$2"
+}
+live=
+for pidf in "$dir"/*.pid; do
+	[ -f "$pidf" ] || continue
+	pid=$(cat -- "$pidf") name=${pidf%.pid}
+	[ -f "$name.exit" ] && continue
+	if ours "$pid" "$name"; then
+		echo "stopping job ${name##*/} (pid $pid)"
+		kill -TERM "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
+		live="$live $pid"
+	fi
+done
+[ -n "$live" ] || { echo "no job running"; exit 0; }
+i=0
+while [ "$i" -lt "$((grace * 10))" ]; do
+	left=
+	for pid in $live; do kill -0 "$pid" 2>/dev/null && left="$left $pid"; done
+	[ -n "$left" ] || exit 0
+	sleep 0.1
+	i=$((i+1))
+done
+for pid in $left; do echo "killing pid $pid"; kill -KILL "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null; done
+exit 0`
+
+// pidStopScript stops the process of a pid file if it runs: SIGTERM, then
+// SIGKILL after $2 seconds (a cockroach node, started with --pid-file).
+const pidStopScript = `pidf=$1 grace=$2
+if [ ! -f "$pidf" ] || ! kill -0 "$(cat -- "$pidf")" 2>/dev/null; then echo "not running"; exit 0; fi
+pid=$(cat -- "$pidf")
+kill -TERM "$pid"
+i=0
+while kill -0 "$pid" 2>/dev/null; do
+	if [ "$i" -ge "$((grace * 10))" ]; then echo "killing pid $pid"; kill -KILL "$pid"; break; fi
+	sleep 0.1
+	i=$((i+1))
+done
+rm -f -- "$pidf"`
+
+// teardownGrace is how long, in seconds, a job or a node has to stop on
+// SIGTERM before it is killed.
+const teardownGrace = "60"
+
+// teardown adds the teardown steps: jobs first (a driver must not log a
+// flood of errors for a database going away under it), then the nodes,
+// then, with wipe, the files.
+func (c *compiler) teardown(st *Stage) error {
+	p := c.p
+	for _, h := range sampledHosts(p) {
+		st.add(Step{Host: h.Name, Kind: Exec, What: "stop benchrig jobs",
+			Cmd: remote.Cmd{Args: []string{"sh", "-c", jobsStopScript, "sh", h.Dir + "/jobs", teardownGrace}}})
+	}
+	st.then()
+	for _, h := range p.Nodes {
+		switch p.Flavor {
+		case plan.Postgres:
+			st.add(Step{Host: h.Name, Kind: Exec, What: "stop node",
+				Cmd: remote.Cmd{Args: []string{"sh", "-c", pgStopScript, "sh", p.Binaries.Database.Host, h.Store}}})
+		case plan.Cockroach:
+			st.add(Step{Host: h.Name, Kind: Exec, What: "stop node",
+				Cmd: remote.Cmd{Args: []string{"sh", "-c", pidStopScript, "sh", h.Dir + "/cockroach.pid", teardownGrace}}})
+		}
+	}
+	if !c.opt.Wipe {
+		return nil
+	}
+	st.then()
+	for _, h := range sampledHosts(p) {
+		var paths []string
+		for _, d := range []string{h.Store, h.Dir} {
+			if d == "" || slices.Contains(paths, d) {
+				continue
+			}
+			if err := wipeable(d); err != nil {
+				return fmt.Errorf("teardown --wipe: host %s: %w", h.Name, err)
+			}
+			paths = append(paths, d)
+		}
+		args := append([]string{"rm", "-rf", "--"}, paths...)
+		if p.Flavor == plan.Cockroach && p.SSH.Sudo {
+			// The store may belong to root (written by a sudo start).
+			args = append([]string{"sudo", "-n"}, args...)
+		}
+		st.add(Step{Host: h.Name, Kind: Exec, What: "remove " + strings.Join(paths, " and "), Cmd: remote.Cmd{Args: args}})
+	}
+	return nil
+}
+
+// wipeable refuses a path whose removal would take more than benchrig's
+// files: the root, the login's home (""/"."), anything climbing out with
+// "..", or a top-level directory such as /var or /home.
+func wipeable(p string) error {
+	clean := path.Clean(p)
+	switch {
+	case clean == "." || clean == "/" || strings.HasPrefix(clean, "../") || clean == "..":
+		return fmt.Errorf("will not remove %q", p)
+	case strings.Contains("/"+clean+"/", "/../"):
+		return fmt.Errorf("will not remove %q: it climbs with ..", p)
+	case path.IsAbs(clean) && strings.Count(clean, "/") < 2:
+		return fmt.Errorf("will not remove %q: a top-level directory", p)
+	}
+	return nil
+}

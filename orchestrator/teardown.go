@@ -1,0 +1,85 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/orchestrator/rundir"
+	"github.com/benchrig/benchrig/orchestrator/runner"
+	"github.com/benchrig/benchrig/orchestrator/stages"
+	"github.com/benchrig/benchrig/remote"
+)
+
+// TeardownTarget is what `benchrig teardown` works on: the plan of a run
+// directory (its plan copy; RunDir is set) or a plan file.
+type TeardownTarget struct {
+	Plan   *plan.Plan
+	RunDir string
+}
+
+// LoadTeardownTarget reads arg as a run directory (one with a state file)
+// or else as a plan file.
+func LoadTeardownTarget(arg string) (*TeardownTarget, error) {
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		st, err := rundir.Open(arg)
+		if err != nil {
+			return nil, &UsageError{fmt.Errorf("teardown: %s is not a run directory: %w", arg, err)}
+		}
+		p, err := loadRunPlan(arg, st)
+		if err != nil {
+			return nil, err
+		}
+		return &TeardownTarget{Plan: p, RunDir: arg}, nil
+	}
+	p, err := plan.LoadPlan(arg)
+	if err != nil {
+		return nil, err
+	}
+	return &TeardownTarget{Plan: p}, nil
+}
+
+// Teardown runs the teardown stage of t's plan: it stops benchrig's jobs
+// and the database on every host and, with wipe, removes the stores and
+// work directories. DryRun lists it. With a run directory the hosts' logs
+// go to its logs/teardown/.
+func Teardown(ctx context.Context, t *TeardownTarget, wipe bool, o Options) error {
+	p := t.Plan
+	list, err := stages.Compile(p, stages.Options{Only: []string{"teardown"}, Wipe: wipe})
+	if err != nil {
+		return &UsageError{err}
+	}
+	if o.DryRun {
+		fmt.Fprintf(o.Out, "dry run of the teardown of plan %s: nothing is contacted; each line is what would be sent to that host\n", p.Name)
+		r := &runner.Runner{
+			Exec:      remote.NewRecorder(),
+			Observers: []runner.Observer{&runner.Console{W: o.Out, Listing: true}},
+			Limit:     p.SSH.Concurrency,
+			Sleep:     func(context.Context, time.Duration) error { return nil },
+		}
+		return r.Run(ctx, list)
+	}
+	live := &syncWriter{w: o.Out}
+	ex, closeEx, err := newPlanExecutor(p, t.RunDir, live, o)
+	if err != nil {
+		return err
+	}
+	defer closeEx()
+	observers := []runner.Observer{&runner.Console{W: live}}
+	if t.RunDir != "" {
+		observers = append(observers, &rundir.Logs{Dir: filepath.Join(t.RunDir, rundir.LogsDir)})
+	}
+	r := &runner.Runner{Exec: ex, Observers: observers, Limit: p.SSH.Concurrency}
+	if err := r.Run(ctx, list); err != nil {
+		return err
+	}
+	what := "stopped"
+	if wipe {
+		what = "stopped and wiped"
+	}
+	fmt.Fprintf(o.Out, "teardown complete: %d hosts %s\n", len(p.Nodes)+len(p.Workload), what)
+	return nil
+}
