@@ -327,7 +327,7 @@ func (f *fakeRows) next(b []byte) ([]byte, bool) {
 // TestCopyReader: whatever the read sizes, the reader returns exactly the
 // rows, in order, counted once each, then io.EOF.
 func TestCopyReader(t *testing.T) {
-	const rows, maxLen = 3000, 3000
+	const rows, maxLen = 800, 3000
 	var want []byte
 	f := &fakeRows{n: rows, max: maxLen}
 	for {
