@@ -421,6 +421,7 @@ type orderLineGen struct {
 	d, o, n  int
 	olCnt    *[districtsPerW][ordersPerDistrict]uint8
 	finished bool
+	key      []byte // "o_id\td_id\tw_id\t" of the current order
 }
 
 func (g *orderLineGen) next(b []byte) ([]byte, bool) {
@@ -442,12 +443,15 @@ func (g *orderLineGen) next(b []byte) ([]byte, bool) {
 			}
 		}
 	}
+	if g.n == 0 { // a new order: its lines share the key's text
+		g.key = appendInt(g.key[:0], g.o)
+		g.key = appendInt(tab(g.key), g.d)
+		g.key = tab(append(tab(g.key), g.wTxt...))
+	}
 	g.n++
 	r := g.r
-	b = appendInt(b, g.o)
-	b = appendInt(tab(b), g.d)
-	b = append(tab(b), g.wTxt...)
-	b = appendInt(tab(b), g.n)
+	b = append(b, g.key...)
+	b = appendInt(b, g.n)
 	b = appendInt(tab(b), r.Int(1, numItems)) // ol_i_id, uniform at load
 	b = append(tab(b), g.wTxt...)             // ol_supply_w_id
 	b = tab(b)
