@@ -15,9 +15,12 @@ import (
 // a reused buffer with no escaping, no allocation and no per-value type
 // dispatch; and CockroachDB accepts COPY text where its binary COPY
 // support is partial. BenchmarkCopyTextVsBinary measures the choice on
-// stock: pgx's binary CopyFromSource costs the client 2.7-3.3x the CPU
-// of this path (measured) for about the same server CPU. The client's
-// share of a whole load is what BenchmarkLoad reports.
+// stock: pgx's binary CopyFromSource, fed by the same generator, costs
+// the client 5.8-6.1x the CPU of this path (3 runs) for about the same
+// server CPU. The client's share of a whole load is what BenchmarkLoad
+// and BenchmarkLoadVsCopyCeiling report; BenchmarkGenerateWarehouse
+// measures generation alone (~38 ms of CPU a warehouse, most of it the
+// a-strings: see loadRand).
 
 // Sub-stream tags: each table of a warehouse draws from its own PCG
 // stream, so a table's rows do not depend on how many draws another

@@ -70,7 +70,7 @@ var digitPairs = func() (t [100]uint16) {
 //     four consecutive characters of a half to within 0.35% (2^32 is not
 //     a multiple of 62^4). Strings take the pool's characters in order,
 //     so each is used once. The pool's draws are xoshiro256++ (Blackman
-//     and Vigna), seeded with four PCG draws: a quarter cheaper than PCG
+//     and Vigna), seeded with four PCG draws: cheaper per draw than PCG
 //     per draw, and with a 2^256 period, streams seeded at random do not
 //     overlap.
 //   - integers in [lo, hi] take the high 64 bits of draw*(hi-lo+1)
