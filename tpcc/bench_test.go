@@ -75,7 +75,7 @@ func BenchmarkLoad(b *testing.B) {
 // COPY fed by a CopyFromSource, with the same generator streams, one
 // []any of Go values per row. It exists to measure the choice.
 type stockSource struct {
-	r    *Rand
+	r    *loadRand
 	w, i int
 	vals []any
 	buf  []byte
@@ -134,12 +134,12 @@ func BenchmarkCopyTextVsBinary(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		c, sv := measure(func() error {
-			_, err := conn.PgConn().CopyFrom(ctx, newCopyReader(&stockGen{r: NewRand(1, streamFor(0, streamStock)), w: 0, wTxt: []byte("0")}, nil), stock.copySQL())
+			_, err := conn.PgConn().CopyFrom(ctx, newCopyReader(&stockGen{r: newLoadRand(1, streamFor(0, streamStock)), w: 0, wTxt: []byte("0")}, nil), stock.copySQL())
 			return err
 		})
 		text, textSrv = text+c, textSrv+sv
 		c, sv = measure(func() error {
-			_, err := conn.CopyFrom(ctx, pgx.Identifier{"stock"}, cols, &stockSource{r: NewRand(1, streamFor(0, streamStock)), w: 0})
+			_, err := conn.CopyFrom(ctx, pgx.Identifier{"stock"}, cols, &stockSource{r: newLoadRand(1, streamFor(0, streamStock)), w: 0})
 			return err
 		})
 		binary, binSrv = binary+c, binSrv+sv

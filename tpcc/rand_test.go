@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -146,52 +147,139 @@ func TestLoadConstantsRanges(t *testing.T) {
 	}
 }
 
+// chiSquare returns Pearson's statistic of counts against a uniform
+// expectation over k cells (cells absent from counts count as 0).
+func chiSquare(counts map[int]int, k, n int) float64 {
+	e := float64(n) / float64(k)
+	x := 0.0
+	for c := 0; c < k; c++ {
+		d := float64(counts[c]) - e
+		x += d * d / e
+	}
+	return x
+}
+
+// chiLimit is a bound the statistic of a uniform sample over k cells
+// exceeds with probability well under 1e-6 (mean k-1, sd sqrt(2(k-1));
+// 6 sd plus a margin for the skew of small k): a correct generator
+// does not fail it, a biased one (a character drawn 25% too often,
+// rejection done wrong) does at these sample sizes.
+func chiLimit(k int) float64 {
+	df := float64(k - 1)
+	return df + 6*math.Sqrt(2*df) + 10
+}
+
 func TestStrings(t *testing.T) {
-	r := NewRand(1, 2)
+	r := newLoadRand(1, 2)
 	lens := map[int]int{}
-	for i := 0; i < 20000; i++ {
-		s := r.AString(8, 16)
-		lens[len(s)]++
-		for _, ch := range []byte(s) {
+	const n = 20000
+	for i := 0; i < n; i++ {
+		s := r.AppendAString(nil, 8, 16)
+		lens[len(s)-8]++
+		for _, ch := range s {
 			if !strings.ContainsRune(alnum, rune(ch)) {
 				t.Fatalf("a-string %q has %q outside the alphabet", s, ch)
 			}
 		}
-		ns := r.NString(16, 16)
+		ns := string(r.AppendNString(nil, 16, 16))
 		if len(ns) != 16 || strings.Trim(ns, "0123456789") != "" {
 			t.Fatalf("n-string %q", ns)
 		}
-	}
-	for l := 8; l <= 16; l++ {
-		if lens[l] < 1500 {
-			t.Errorf("length %d drawn %d times of 20000: not uniform over [8,16]", l, lens[l])
+		if z := string(r.AppendZip(nil)); len(z) != 9 || strings.Trim(z[:4], "0123456789") != "" || z[4:] != "11111" {
+			t.Fatalf("zip %q (clause 4.3.2.7: 4 random digits, then 11111)", z)
+		}
+		if st := r.AppendState(nil); len(st) != 2 || strings.Trim(string(st), alnum) != "" {
+			t.Fatalf("state %q", st)
 		}
 	}
-	// Every character of the alphabet occurs, evenly.
-	counts := map[byte]int{}
-	s := r.AppendAString(nil, 100000, 100000)
-	for _, ch := range s {
-		counts[ch]++
+	// Lengths uniform over [8, 16] (clause 4.3.2.2: mean (x+y)/2).
+	if x := chiSquare(lens, 9, n); x > chiLimit(9) {
+		t.Errorf("a-string lengths %v: chi-square %.1f > %.1f, not uniform over [8,16]", lens, x, chiLimit(9))
 	}
-	if len(counts) != 62 {
-		t.Errorf("%d distinct characters, want 62", len(counts))
+	if got := r.AppendAString(nil, 24, 24); len(got) != 24 {
+		t.Errorf("AppendAString(24, 24) gave %d characters", len(got))
 	}
-	for ch, n := range counts {
-		if math.Abs(float64(n)-100000.0/62) > 300 {
-			t.Errorf("character %q drawn %d times, expected ~%d", ch, n, 100000/62)
+	// Every character of the alphabet, evenly; and every pair of
+	// neighbours, evenly (characters come two per table read, and four
+	// from each 32-bit half of a draw: pairs across those seams too).
+	// A string longer than the pool checks its refills.
+	s := r.AppendAString(nil, 2_000_000, 2_000_000)
+	single, pairs := map[int]int{}, map[int]int{}
+	for i, ch := range s {
+		c := strings.IndexByte(alnum, ch)
+		single[c]++
+		if i > 0 {
+			pairs[strings.IndexByte(alnum, s[i-1])*62+c]++
 		}
+	}
+	if x := chiSquare(single, 62, len(s)); x > chiLimit(62) {
+		t.Errorf("characters: chi-square %.1f > %.1f over 62", x, chiLimit(62))
+	}
+	if x := chiSquare(pairs, 62*62, len(s)-1); x > chiLimit(62*62) {
+		t.Errorf("neighbouring pairs: chi-square %.1f > %.1f over 3844", x, chiLimit(62*62))
+	}
+	digits := map[int]int{}
+	d := r.appendDigits(nil, 1_000_000)
+	for _, ch := range d {
+		digits[int(ch-'0')]++
+	}
+	if x := chiSquare(digits, 10, len(d)); x > chiLimit(10) {
+		t.Errorf("digits %v: chi-square %.1f > %.1f", digits, x, chiLimit(10))
+	}
+}
+
+// TestLoadRandInt: Int is inclusive at both ends and uniform; NURand
+// stays in range and is skewed.
+func TestLoadRandInt(t *testing.T) {
+	r := newLoadRand(3, 4)
+	for _, tc := range []struct{ lo, hi int }{{0, 0}, {1, 10}, {5, 15}, {0, 255}, {1, 100000}} {
+		counts := map[int]int{}
+		const n = 200000
+		for i := 0; i < n; i++ {
+			v := r.Int(tc.lo, tc.hi)
+			if v < tc.lo || v > tc.hi {
+				t.Fatalf("Int(%d,%d) = %d out of range", tc.lo, tc.hi, v)
+			}
+			counts[v-tc.lo]++
+		}
+		k := tc.hi - tc.lo + 1
+		if k <= 256 {
+			if len(counts) != k {
+				t.Errorf("Int(%d,%d) hit %d distinct values, want all %d", tc.lo, tc.hi, len(counts), k)
+			}
+			if x := chiSquare(counts, k, n); x > chiLimit(k) {
+				t.Errorf("Int(%d,%d): chi-square %.1f > %.1f", tc.lo, tc.hi, x, chiLimit(k))
+			}
+		}
+	}
+	counts := map[int]int{}
+	for i := 0; i < 100000; i++ {
+		v := r.NURand(aCLast, 0, 999, 117)
+		if v < 0 || v > 999 {
+			t.Fatalf("NURand(255, 0, 999) = %d", v)
+		}
+		counts[v]++
+	}
+	maxc := 0
+	for _, c := range counts {
+		maxc = max(maxc, c)
+	}
+	if maxc < 3*100 {
+		t.Errorf("most frequent C_LAST number drawn %d times of 100,000 (uniform: 100): not NURand", maxc)
 	}
 }
 
 func TestAppendData(t *testing.T) {
-	r := NewRand(5, 5)
+	r := newLoadRand(5, 5)
 	orig := 0
 	const n = 50000
+	lens := map[int]int{}
 	for i := 0; i < n; i++ {
 		b := r.AppendData(nil, 26, 50)
 		if len(b) < 26 || len(b) > 50 {
 			t.Fatalf("data length %d not in [26,50]", len(b))
 		}
+		lens[len(b)-26]++
 		if strings.Contains(string(b), "ORIGINAL") {
 			orig++
 		}
@@ -200,10 +288,35 @@ func TestAppendData(t *testing.T) {
 	if frac := float64(orig) / n; frac < 0.095 || frac > 0.105 {
 		t.Errorf("ORIGINAL in %.2f%% of rows, want 10%%", 100*frac)
 	}
+	if x := chiSquare(lens, 25, n); x > chiLimit(25) {
+		t.Errorf("data lengths: chi-square %.1f > %.1f, not uniform over [26,50]", x, chiLimit(25))
+	}
+}
+
+// TestLoadRandDeterministic: same (seed, stream), same strings; another
+// stream, others.
+func TestLoadRandDeterministic(t *testing.T) {
+	draw := func(seed, stream uint64) string {
+		r := newLoadRand(seed, stream)
+		var b []byte
+		for i := 0; i < 3000; i++ {
+			b = r.AppendData(b, 26, 50)
+			b = r.AppendNString(b, 16, 16)
+			b = strconv.AppendInt(b, int64(r.Int(1, 100000)), 10)
+		}
+		return string(b)
+	}
+	a := draw(42, 7)
+	if a != draw(42, 7) {
+		t.Error("same (seed, stream) gave different strings")
+	}
+	if a == draw(42, 8) || a == draw(43, 7) {
+		t.Error("another seed or stream gave the same strings")
+	}
 }
 
 func TestPermutation(t *testing.T) {
-	r := NewRand(1, 1)
+	r := newLoadRand(1, 1)
 	p := r.AppendPermutation(nil, 3000)
 	seen := make([]bool, 3001)
 	fixed := 0
