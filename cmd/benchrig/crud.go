@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/benchrig/benchrig/crud"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // crudOptions are the flags of `benchrig crud`.
@@ -139,7 +140,7 @@ func crudRun(c *cli.Context, o crudOptions, stdout, stderr io.Writer) error {
 		defer f.Close() // on the error paths; closed and checked below
 		jsonOut, jsonFile = f, f
 	}
-	if err := createDatabase(c.Context, o.urls[0]); err != nil {
+	if err := tpcc.CreateDatabase(c.Context, o.urls[0]); err != nil {
 		return fmt.Errorf("crud: %w", err)
 	}
 	res, err := crud.Run(c.Context, cfg)
