@@ -123,3 +123,16 @@ func WriteSummary(w io.Writer, outs []Outcome) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// EachSummarized is Each followed by the report exec, put and get give:
+// the per-host summary (WriteSummary) to w when there is more than one
+// host or any failed, and the joined failures (Failed).
+func EachSummarized(ctx context.Context, w io.Writer, hosts []string, limit int, fn func(ctx context.Context, host string) error) error {
+	outs := Each(ctx, hosts, limit, fn)
+	if len(outs) > 1 || Failed(outs) != nil {
+		if err := WriteSummary(w, outs); err != nil {
+			return err
+		}
+	}
+	return Failed(outs)
+}

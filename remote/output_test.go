@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,5 +76,33 @@ func TestEachOrderAndLimit(t *testing.T) {
 	}
 	if outs[2].Status() != "failed" || outs[0].Status() != "ok" {
 		t.Errorf("statuses %q %q", outs[2].Status(), outs[0].Status())
+	}
+}
+
+func TestEachSummarized(t *testing.T) {
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		hosts   []string
+		fail    string
+		summary bool
+	}{
+		{[]string{"a"}, "", false},
+		{[]string{"a"}, "a", true},
+		{[]string{"a", "b"}, "", true},
+		{[]string{"a", "b"}, "b", true},
+	} {
+		var b strings.Builder
+		err := remote.EachSummarized(context.Background(), &b, tc.hosts, 0, func(_ context.Context, h string) error {
+			if h == tc.fail {
+				return boom
+			}
+			return nil
+		})
+		if (tc.fail != "") != errors.Is(err, boom) {
+			t.Errorf("%v fail %q: err %v", tc.hosts, tc.fail, err)
+		}
+		if got := strings.Contains(b.String(), "hosts:"); got != tc.summary {
+			t.Errorf("%v fail %q: summary %v, want %v:\n%s", tc.hosts, tc.fail, got, tc.summary, b.String())
+		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/benchrig/benchrig/remote"
 )
 
 func TestReorderArgs(t *testing.T) {
@@ -168,9 +170,9 @@ func TestBashCompletion(t *testing.T) {
 		words := strings.Split(tt.line, " ")
 		var quoted []string
 		for _, w := range words {
-			quoted = append(quoted, shellQuote(w))
+			quoted = append(quoted, remote.Quote(w))
 		}
-		prog := "cd " + shellQuote(dir) + " && source " + shellQuote(f) + " && COMP_WORDS=(" + strings.Join(quoted, " ") + ") && COMP_CWORD=" +
+		prog := "cd " + remote.Quote(dir) + " && source " + remote.Quote(f) + " && COMP_WORDS=(" + strings.Join(quoted, " ") + ") && COMP_CWORD=" +
 			strconv.Itoa(len(words)-1) + "; _benchrig; printf '%s\\n' \"${COMPREPLY[@]}\""
 		out, err := exec.Command(bash, "--norc", "-c", prog).CombinedOutput()
 		if err != nil {

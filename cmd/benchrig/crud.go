@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/benchrig/benchrig/crud"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // crudOptions are the flags of `benchrig crud`.
@@ -80,30 +81,11 @@ func crudMergeCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return withExit(exitUsage, errors.New("crud merge: name the JSON files"))
 			}
-			var rows []crud.Row
-			var all []crud.Result
-			for _, f := range c.Args().Slice() {
-				data, err := os.ReadFile(f)
-				if err != nil {
-					return err
-				}
-				label, r, err := crud.ReadJSON(data)
-				if err != nil {
-					return fmt.Errorf("%s: %w", f, err)
-				}
-				if label == "" {
-					label = f
-				}
-				rows = append(rows, crud.Row{Label: label, Result: r})
-				all = append(all, r)
+			rows, err := crud.MergeFiles(c.Args().Slice()...)
+			if err != nil {
+				return err
 			}
-			if len(rows) > 1 {
-				rows = append(rows, crud.Row{Label: "all", Result: crud.Combine(all...)})
-			}
-			if tsv {
-				return crud.WriteTSV(c.App.Writer, "Host", rows...)
-			}
-			return crud.WriteAligned(c.App.Writer, "Host", rows...)
+			return crud.Write(c.App.Writer, tsv, "Host", rows...)
 		},
 	}
 }
@@ -139,7 +121,7 @@ func crudRun(c *cli.Context, o crudOptions, stdout, stderr io.Writer) error {
 		defer f.Close() // on the error paths; closed and checked below
 		jsonOut, jsonFile = f, f
 	}
-	if err := createDatabase(c.Context, o.urls[0]); err != nil {
+	if err := tpcc.CreateDatabase(c.Context, o.urls[0]); err != nil {
 		return fmt.Errorf("crud: %w", err)
 	}
 	res, err := crud.Run(c.Context, cfg)
@@ -154,13 +136,7 @@ func crudRun(c *cli.Context, o crudOptions, stdout, stderr io.Writer) error {
 	if o.label != "" {
 		header = "Label"
 	}
-	row := crud.Row{Label: o.label, Result: res}
-	if o.tsv {
-		err = crud.WriteTSV(tableOut, header, row)
-	} else {
-		err = crud.WriteAligned(tableOut, header, row)
-	}
-	if err != nil {
+	if err := crud.Write(tableOut, o.tsv, header, crud.Row{Label: o.label, Result: res}); err != nil {
 		return fmt.Errorf("crud: write table: %w", err)
 	}
 	if jsonOut != nil {

@@ -124,17 +124,10 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// fanOut runs fn on every host of s, prints the per-host summary to
-// stderr and returns the joined failures (exit 10 if any was a transport
-// error, else 20).
+// fanOut runs fn on every host of s, at most --concurrency at once, with
+// the per-host summary on stderr.
 func fanOut(c *cli.Context, s *remote.SSH, fn func(ctx context.Context, host string) error) error {
-	outs := remote.Each(c.Context, s.Hosts(), c.Int("concurrency"), fn)
-	if len(outs) > 1 || remote.Failed(outs) != nil {
-		if err := remote.WriteSummary(c.App.ErrWriter, outs); err != nil {
-			return err
-		}
-	}
-	return remote.Failed(outs)
+	return remote.EachSummarized(c.Context, c.App.ErrWriter, s.Hosts(), c.Int("concurrency"), fn)
 }
 
 // execCommand: benchrig exec --plan PLAN --hosts ... -- CMD ARGS...

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/urfave/cli/v2"
 
 	"github.com/benchrig/benchrig/internal/redact"
@@ -120,7 +119,7 @@ func tpccInit(ctx context.Context, o tpccInitOptions, stderr io.Writer) error {
 		return withExit(exitUsage, err)
 	}
 	if len(o.urls) > 0 {
-		if err := createDatabase(ctx, o.urls[0]); err != nil {
+		if err := tpcc.CreateDatabase(ctx, o.urls[0]); err != nil {
 			return fmt.Errorf("tpcc init: %w", err)
 		}
 	}
@@ -129,15 +128,9 @@ func tpccInit(ctx context.Context, o tpccInitOptions, stderr io.Writer) error {
 		return fmt.Errorf("tpcc init: %w", err)
 	}
 	defer conn.Close(context.Background())
-	version := ""
-	if d == tpcc.Cockroach {
-		var v string
-		if err := conn.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
-			return fmt.Errorf("tpcc init: select version(): %w", err)
-		}
-		if version, err = tpcc.GeneratorVersion(v); err != nil {
-			return fmt.Errorf("tpcc init: %w", err)
-		}
+	version, err := tpcc.ServerGeneratorVersion(ctx, conn, d)
+	if err != nil {
+		return fmt.Errorf("tpcc init: %w", err)
 	}
 	err = tpcc.Init(ctx, conn, tpcc.InitOptions{Warehouses: o.warehouses, Seed: o.seed, Dialect: d,
 		Partitions: o.partitions, Strategy: strategy, Zones: zones, Drop: o.drop, Version: version, FKs: o.fks})
@@ -148,45 +141,7 @@ func tpccInit(ctx context.Context, o tpccInitOptions, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tpcc init: %w", err)
 	}
-	layout := "workload's layout"
-	if version != "" {
-		layout = "workload generator " + version + "'s layout"
-	}
-	fmt.Fprintf(stderr, "tpcc init: %s schema in %s for %d warehouses (w_id 0..%d, %d partitions), seed %d, C-Load %v\n",
-		d, layout, m.Warehouses, m.Warehouses-1, m.Partitions, m.Seed, m.Load)
-	return nil
-}
-
-// createDatabase creates the URL's database when it does not exist, like
-// CockroachDB's workload does for its --db, by connecting to the
-// "postgres" database (present on PostgreSQL and CockroachDB alike).
-func createDatabase(ctx context.Context, url string) error {
-	conn, err := pgx.Connect(ctx, url)
-	if err == nil {
-		conn.Close(ctx)
-		return nil
-	}
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || pe.Code != "3D000" { // invalid_catalog_name
-		return fmt.Errorf("connect %s: %w", redact.URL(url), err)
-	}
-	cfg, perr := pgx.ParseConfig(url)
-	if perr != nil {
-		return fmt.Errorf("parse %s: %w", redact.URL(url), perr)
-	}
-	db := cfg.Database
-	cfg.Database = "postgres"
-	admin, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("connect to database postgres to create %s: %w", db, err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{db}.Sanitize()); err != nil {
-		if errors.As(err, &pe) && pe.Code == "42P04" { // created meanwhile by another host
-			return nil
-		}
-		return fmt.Errorf("create database %s: %w", db, err)
-	}
+	fmt.Fprintln(stderr, tpcc.InitSummary(d, version, m))
 	return nil
 }
 
@@ -264,12 +219,7 @@ func tpccLoad(ctx context.Context, o tpccLoadOptions, stderr io.Writer) error {
 	if err != nil {
 		return dataErr(fmt.Errorf("tpcc load: %w", err))
 	}
-	items := "already loaded"
-	if st.Items {
-		items = "loaded"
-	}
-	fmt.Fprintf(stderr, "tpcc load: %d warehouses loaded, %d already loaded, item table %s; %d rows in %v\n",
-		st.Loaded, st.Skipped, items, st.Rows, st.Elapsed.Round(1e6))
+	fmt.Fprintln(stderr, st)
 	return nil
 }
 

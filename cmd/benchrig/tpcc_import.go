@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/urfave/cli/v2"
 
@@ -109,7 +107,7 @@ func (o tpccImportOptions) importOptions(v tpcc.Version, nodes int) (tpcc.Import
 			zones = append(zones, strings.TrimSpace(z))
 		}
 	}
-	gflags, err := parseGeneratorFlags(o.generatorFlags)
+	gflags, err := tpcc.ParseGeneratorFlags(o.generatorFlags)
 	if err != nil {
 		return tpcc.ImportOptions{}, withExit(exitUsage, err)
 	}
@@ -120,23 +118,6 @@ func (o tpccImportOptions) importOptions(v tpcc.Version, nodes int) (tpcc.Import
 		// Until the schema module exports workload's exact DDL per
 		// generator version, the research notes' schema (§4.3).
 		Schema: tpcc.ImportSchema(v, o.fks)}, nil
-}
-
-// parseGeneratorFlags parses "k=v,k2=v2" (keys without --).
-func parseGeneratorFlags(s string) (url.Values, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	v := url.Values{}
-	for _, kv := range strings.Split(s, ",") {
-		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		k = strings.TrimPrefix(k, "--")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--generator-flags: %q is not k=v", kv)
-		}
-		v.Add(k, val)
-	}
-	return v, nil
 }
 
 func tpccImport(ctx context.Context, o tpccImportOptions, stdout, stderr io.Writer) error {
@@ -170,17 +151,10 @@ func tpccImport(ctx context.Context, o tpccImportOptions, stdout, stderr io.Writ
 	if len(o.urls) != 1 {
 		return withExit(exitUsage, errors.New("tpcc import: give one connection URL (the imports run on every node anyway)"))
 	}
-	cfg, err := pgxpool.ParseConfig(o.urls[0])
+	cfg, err := tpcc.ImportPoolConfig(o.urls[0], o.db)
 	if err != nil {
 		return withExit(exitUsage, fmt.Errorf("tpcc import: %s: %w", redact.URL(o.urls[0]), err))
 	}
-	// The IMPORTs address tables unqualified, in the connection's
-	// database, as workload's do; nine statements plus the poller.
-	cfg.ConnConfig.Database = o.db
-	cfg.MaxConns = 12
-	// One unnamed Parse/Describe/Bind per statement, as workload's lib/pq
-	// does: nothing cached for statements issued once.
-	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("tpcc import: connect %s: %w", redact.URL(o.urls[0]), err)
@@ -196,8 +170,8 @@ func tpccImport(ctx context.Context, o tpccImportOptions, stdout, stderr io.Writ
 	}
 	nodes := o.nodes
 	if nodes < 1 {
-		if err := pool.QueryRow(ctx, tpcc.NodeCountQuery(v)).Scan(&nodes); err != nil {
-			return fmt.Errorf("tpcc import: count nodes: %w", err)
+		if nodes, err = tpcc.ClusterNodes(ctx, pool, v); err != nil {
+			return fmt.Errorf("tpcc import: %w", err)
 		}
 	}
 	opts, err := o.importOptions(v, nodes)

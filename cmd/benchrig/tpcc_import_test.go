@@ -51,16 +51,6 @@ func TestTpccImportDryRun(t *testing.T) {
 	}
 }
 
-func TestParseGeneratorFlags(t *testing.T) {
-	v, err := parseGeneratorFlags("--families=false, regions=[]")
-	if err != nil || v.Get("families") != "false" || v.Get("regions") != "[]" {
-		t.Errorf("%v %v", v, err)
-	}
-	if _, err := parseGeneratorFlags("novalue"); err == nil {
-		t.Error("k without =v accepted")
-	}
-}
-
 // TestTpccImportCopyLoader: --data-loader=COPY loads through this host
 // (tpcc init + tpcc load), here into real PostgreSQL.
 func TestTpccImportCopyLoader(t *testing.T) {

@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/urfave/cli/v2"
 
 	"github.com/benchrig/benchrig/tpcc"
-	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
 // tpccRunCommands: benchrig tpcc run | merge | import (tpcc_import.go). Flag names are CockroachDB
@@ -116,16 +112,16 @@ significant, or when a spec-paced run's efficiency is below 85%.`,
 	}
 }
 
-// tpccRun validates the options and runs the workload.
+// tpccRun turns the flags into a tpcc.RunConfig and runs the workload.
 func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 	if len(o.urls) == 0 {
 		return withExit(exitUsage, errors.New("tpcc run: no connection URL given"))
 	}
-	wait, err := parseWait(o.wait)
+	wait, err := tpcc.ParseWait(o.wait)
 	if err != nil {
 		return withExit(exitUsage, err)
 	}
-	iso, err := parseIsolation(o.isolation)
+	iso, err := tpcc.ParseIsolation(o.isolation)
 	if err != nil {
 		return withExit(exitUsage, err)
 	}
@@ -154,75 +150,16 @@ func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 			return withExit(exitUsage, fmt.Errorf("--start-at: %w", err))
 		}
 	}
-	if o.ticks != "" {
-		format, err := tpcc.TickFormatOf(o.ticks)
-		if err != nil {
-			return withExit(exitUsage, fmt.Errorf("--ticks: %w", err))
-		}
-		f, err := os.Create(o.ticks)
-		if err != nil {
-			return fmt.Errorf("tpcc run: --ticks: %w", err)
-		}
-		defer f.Close() // every tick is flushed as it is written
-		cfg.Ticks = tpcc.NewTickWriter(f, format)
+	out := tpcc.RunOutputs{Ticks: o.ticks, Histograms: o.histograms, Result: o.result}
+	if err := out.Validate(); err != nil {
+		return withExit(exitUsage, err)
 	}
-	if o.histograms != "" {
-		f, err := os.Create(o.histograms)
-		if err != nil {
-			return fmt.Errorf("tpcc run: --histograms: %w", err)
-		}
-		bw := bufio.NewWriter(f)
-		cfg.Histograms = bw
-		defer func() {
-			if err := bw.Flush(); err != nil {
-				fmt.Fprintf(c.App.ErrWriter, "benchrig: --histograms %s: %v\n", o.histograms, err)
-			}
-			f.Close()
-		}()
-	}
-	if o.result == "" && o.histograms != "" {
-		o.result = tpcc.ResultFileFor(o.histograms)
-	}
-	res, err := tpcc.Run(c.Context, cfg)
-	if res != nil && o.result != "" {
-		if werr := tpcc.WriteResult(o.result, tpcc.NewResult(cfg, res, err)); werr != nil {
-			return fmt.Errorf("tpcc run: --result: %w", werr)
-		}
-	}
+	err = tpcc.RunTo(c.Context, cfg, out, c.App.ErrWriter)
 	var ae *tpcc.AuditError
 	if errors.As(err, &ae) {
 		return withExit(exitCheck, err)
 	}
 	return err
-}
-
-// parseWait accepts CockroachDB's --wait forms: a bool or a factor.
-func parseWait(s string) (float64, error) {
-	if b, err := strconv.ParseBool(s); err == nil {
-		if b {
-			return 1, nil
-		}
-		return 0, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 {
-		return 0, fmt.Errorf("--wait %q: want true, false or a factor >= 0", s)
-	}
-	return f, nil
-}
-
-func parseIsolation(s string) (pgx.TxIsoLevel, error) {
-	switch strings.ToLower(strings.ReplaceAll(s, " ", "-")) {
-	case "":
-		return "", nil
-	case "read-committed":
-		return pgx.ReadCommitted, nil
-	case "repeatable-read":
-		return pgx.RepeatableRead, nil
-	case "serializable":
-		return pgx.Serializable, nil
-	}
-	return "", fmt.Errorf("--isolation %q: want read-committed, repeatable-read or serializable", s)
 }
 
 // parseIntList parses "0,5,10" (also accepting spaces); "" is nil.
@@ -275,17 +212,9 @@ func tpccMerge(o tpccMergeOptions, stdout io.Writer) error {
 	if len(o.files) == 0 {
 		return withExit(exitUsage, errors.New("tpcc merge: no histogram file given"))
 	}
-	res, m, err := tpcc.MergeFiles(o.warehouses, o.files...)
+	m, err := tpcc.MergeTo(stdout, o.warehouses, o.json, o.files...)
 	if err != nil {
-		return fmt.Errorf("tpcc merge: %w", err)
-	}
-	if err := histogram.WriteMerge(stdout, m); err != nil {
 		return err
-	}
-	if o.json != "" {
-		if err := tpcc.WriteResult(o.json, res); err != nil {
-			return fmt.Errorf("tpcc merge: --json: %w", err)
-		}
 	}
 	if o.check {
 		if err := m.Check(); err != nil {

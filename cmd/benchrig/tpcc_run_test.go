@@ -13,22 +13,6 @@ import (
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
-func TestParseWait(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want float64
-		ok   bool
-	}{
-		{"true", 1, true}, {"false", 0, true}, {"0.01", 0.01, true}, {"1", 1, true},
-		{"-1", 0, false}, {"soon", 0, false},
-	} {
-		got, err := parseWait(tc.in)
-		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
-			t.Errorf("parseWait(%q) = %v, %v; want %v ok=%v", tc.in, got, err, tc.want, tc.ok)
-		}
-	}
-}
-
 // writeHist writes a histogram file of one host: n New-Orders per 1s
 // tick over ticks ticks.
 func writeHist(t *testing.T, dir, name string, n int64, ticks int, lat time.Duration) string {

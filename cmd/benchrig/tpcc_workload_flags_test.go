@@ -70,22 +70,6 @@ func TestWorkloadRunFlagsApply(t *testing.T) {
 	}
 }
 
-func FuzzParseGeneratorFlags(f *testing.F) {
-	f.Add("--families=false, regions=[]")
-	f.Add("a=b=c,d=")
-	f.Fuzz(func(t *testing.T, s string) {
-		v, err := parseGeneratorFlags(s)
-		if err != nil {
-			return
-		}
-		for k := range v {
-			if k == "" {
-				t.Errorf("%q: empty key", s)
-			}
-		}
-	})
-}
-
 // TestTpccRunWorkloadFlagsCLI loads one warehouse into real PostgreSQL
 // with `tpcc import --data-loader=COPY`, then runs `tpcc run` with
 // workload's flags as a recipe user types them.

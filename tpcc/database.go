@@ -1,0 +1,80 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/benchrig/benchrig/internal/redact"
+)
+
+// CreateDatabase creates the URL's database when it does not exist, like
+// CockroachDB's workload does for its --db, by connecting to the
+// "postgres" database (present on PostgreSQL and CockroachDB alike).
+func CreateDatabase(ctx context.Context, url string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err == nil {
+		conn.Close(ctx)
+		return nil
+	}
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "3D000" { // invalid_catalog_name
+		return fmt.Errorf("connect %s: %w", redact.URL(url), err)
+	}
+	cfg, perr := pgx.ParseConfig(url)
+	if perr != nil {
+		return fmt.Errorf("parse %s: %w", redact.URL(url), perr)
+	}
+	db := cfg.Database
+	cfg.Database = "postgres"
+	admin, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("connect to database postgres to create %s: %w", db, err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{db}.Sanitize()); err != nil {
+		if errors.As(err, &pe) && pe.Code == "42P04" { // created meanwhile by another host
+			return nil
+		}
+		return fmt.Errorf("create database %s: %w", db, err)
+	}
+	return nil
+}
+
+// ServerGeneratorVersion is the workload generator version whose layout
+// init follows on the connected server: "" on PostgreSQL, on CockroachDB
+// GeneratorVersion of its release.
+func ServerGeneratorVersion(ctx context.Context, conn *pgx.Conn, d Dialect) (string, error) {
+	if d != Cockroach {
+		return "", nil
+	}
+	var v string
+	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
+		return "", fmt.Errorf("select version(): %w", err)
+	}
+	return GeneratorVersion(v)
+}
+
+// InitSummary is the line `tpcc init` prints: what was created, from the
+// stored meta row (so a re-run reports what the database holds).
+func InitSummary(d Dialect, version string, m Meta) string {
+	layout := "workload's layout"
+	if version != "" {
+		layout = "workload generator " + version + "'s layout"
+	}
+	return fmt.Sprintf("tpcc init: %s schema in %s for %d warehouses (w_id 0..%d, %d partitions), seed %d, C-Load %v",
+		d, layout, m.Warehouses, m.Warehouses-1, m.Partitions, m.Seed, m.Load)
+}
+
+// String is the line `tpcc load` prints at the end.
+func (st LoadStats) String() string {
+	items := "already loaded"
+	if st.Items {
+		items = "loaded"
+	}
+	return fmt.Sprintf("tpcc load: %d warehouses loaded, %d already loaded, item table %s; %d rows in %v",
+		st.Loaded, st.Skipped, items, st.Rows, st.Elapsed.Round(1e6))
+}

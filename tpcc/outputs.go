@@ -1,0 +1,132 @@
+package tpcc
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/tpcc/histogram"
+)
+
+// ParseWait accepts CockroachDB's --wait forms: a bool (true: the spec's
+// keying and think times, clause 5.2.5; false: none) or a factor >= 0.
+func ParseWait(s string) (float64, error) {
+	if b, err := strconv.ParseBool(s); err == nil {
+		if b {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("--wait %q: want true, false or a factor >= 0", s)
+	}
+	return f, nil
+}
+
+// ParseIsolation parses an isolation level as --isolation spells it
+// ("read-committed", also "read committed"); "" is the server's default.
+func ParseIsolation(s string) (pgx.TxIsoLevel, error) {
+	switch strings.ToLower(strings.ReplaceAll(s, " ", "-")) {
+	case "":
+		return "", nil
+	case "read-committed":
+		return pgx.ReadCommitted, nil
+	case "repeatable-read":
+		return pgx.RepeatableRead, nil
+	case "serializable":
+		return pgx.Serializable, nil
+	}
+	return "", fmt.Errorf("--isolation %q: want read-committed, repeatable-read or serializable", s)
+}
+
+// RunOutputs are the files a run writes besides its human output; ""
+// means none. Result defaults to the file next to Histograms
+// (ResultFileFor).
+type RunOutputs struct {
+	Ticks      string // per-tick figures; format from the extension (TickFormatOf)
+	Histograms string // per-tick HdrHistograms, ndjson
+	Result     string // benchrig.result/v1 JSON
+}
+
+// Validate reports a problem with the outputs' names, before anything
+// is created or run.
+func (o RunOutputs) Validate() error {
+	if o.Ticks != "" {
+		if _, err := TickFormatOf(o.Ticks); err != nil {
+			return fmt.Errorf("--ticks: %w", err)
+		}
+	}
+	return nil
+}
+
+// RunTo runs the workload as Run does, writing the outputs o names: the
+// tick and histogram files while it runs, the result file at the end
+// (also for a failed run that produced a result, so the failure is on
+// record). A flush error of the histogram file, which comes after the
+// run, is reported to errw so that it does not hide the run's own error.
+func RunTo(ctx context.Context, cfg RunConfig, o RunOutputs, errw io.Writer) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if o.Ticks != "" {
+		format, _ := TickFormatOf(o.Ticks)
+		f, err := os.Create(o.Ticks)
+		if err != nil {
+			return fmt.Errorf("tpcc run: --ticks: %w", err)
+		}
+		defer f.Close() // every tick is flushed as it is written
+		cfg.Ticks = NewTickWriter(f, format)
+	}
+	if o.Histograms != "" {
+		f, err := os.Create(o.Histograms)
+		if err != nil {
+			return fmt.Errorf("tpcc run: --histograms: %w", err)
+		}
+		bw := bufio.NewWriter(f)
+		cfg.Histograms = bw
+		defer func() {
+			if err := bw.Flush(); err != nil {
+				fmt.Fprintf(errw, "benchrig: --histograms %s: %v\n", o.Histograms, err)
+			}
+			f.Close()
+		}()
+	}
+	if o.Result == "" && o.Histograms != "" {
+		o.Result = ResultFileFor(o.Histograms)
+	}
+	res, err := Run(ctx, cfg)
+	if res != nil && o.Result != "" {
+		if werr := WriteResult(o.Result, NewResult(cfg, res, err)); werr != nil {
+			return fmt.Errorf("tpcc run: --result: %w", werr)
+		}
+	}
+	return err
+}
+
+// MergeTo merges the histogram files of several hosts (warehouses is
+// their total of active warehouses), prints workload debug
+// tpcc-merge-results' summary and table to w, and writes the merged
+// result as JSON to jsonPath unless it is "". The merge is returned for
+// its Check.
+func MergeTo(w io.Writer, warehouses int, jsonPath string, files ...string) (*histogram.Result, error) {
+	res, m, err := MergeFiles(warehouses, files...)
+	if err != nil {
+		return nil, fmt.Errorf("tpcc merge: %w", err)
+	}
+	if err := histogram.WriteMerge(w, m); err != nil {
+		return nil, err
+	}
+	if jsonPath != "" {
+		if err := WriteResult(jsonPath, res); err != nil {
+			return nil, fmt.Errorf("tpcc merge: --json: %w", err)
+		}
+	}
+	return m, nil
+}
