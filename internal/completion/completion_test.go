@@ -42,11 +42,3 @@ func TestTable(t *testing.T) {
 		t.Errorf("zsh script:\n%s", s)
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{"": "''", "a b": "'a b'", "it's": `'it'\''s'`} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
