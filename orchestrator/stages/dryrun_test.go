@@ -33,7 +33,7 @@ func shippedPlans(t testing.TB) []string {
 // dryRun is what `benchrig run --dry-run` prints, with a fixed clock and
 // driver path so the output is reproducible.
 func dryRun(t testing.TB, file string) ([]byte, *remote.Recorder) {
-	withLicense(t)
+	stages.WithLicense(t)
 	p, err := plan.LoadPlan(file)
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestSearchDryRun(t *testing.T) {
 // plans/tpcc-100k.yaml` does: load and validate the 86-host plan,
 // compile it, and list every step through the recording executor.
 func BenchmarkDryRun100k(b *testing.B) {
-	withLicense(b)
+	stages.WithLicense(b)
 	for b.Loop() {
 		p, err := plan.LoadPlan("../../plans/tpcc-100k.yaml")
 		if err != nil {
@@ -210,12 +210,4 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// withLicense gives the shipped plans' licence reference a value unless
-// the test set one: validation resolves it.
-func withLicense(t testing.TB) {
-	if _, ok := os.LookupEnv("COCKROACH_LICENSE"); !ok {
-		t.Setenv("COCKROACH_LICENSE", "crl-0-test")
-	}
 }

@@ -18,7 +18,7 @@ import (
 
 func compile100k(t *testing.T, edit func(string) string) (*plan.Plan, []stages.Stage) {
 	t.Helper()
-	withLicense(t)
+	stages.WithLicense(t)
 	p := loadPlanText(t, "../../plans/tpcc-100k.yaml", edit)
 	compiled, err := stages.Compile(p, stages.Options{DriverPath: "/opt/benchrig/bin/benchrig"})
 	if err != nil {
@@ -281,7 +281,7 @@ func TestCockroachCopyLoadsToTheServingRack(t *testing.T) {
 // TestShowGolden pins `plan show` of every shipped plan: racks per node,
 // partitions per workload host, release, import method and driver.
 func TestShowGolden(t *testing.T) {
-	withLicense(t)
+	stages.WithLicense(t)
 	for _, f := range shippedPlans(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {

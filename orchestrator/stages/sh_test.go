@@ -11,15 +11,6 @@ func execSh(script string) (string, error) {
 	return string(out), err
 }
 
-func mustRead(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // withLicense gives the shipped plans' licence reference a value unless
 // the test set one: validation resolves it.
 func withLicense(t testing.TB) {
