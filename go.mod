@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/jackc/pgx/v5 v5.13.0
-	github.com/kevinburke/ssh_config v1.6.0
 	github.com/pkg/sftp v1.13.12
 	github.com/skeema/knownhosts v1.3.3
 	github.com/urfave/cli/v2 v2.27.7

@@ -5,14 +5,10 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-
-	sshconfig "github.com/kevinburke/ssh_config"
 )
 
 // endpoint is a Target resolved the way ssh(1) would resolve it: explicit
@@ -46,138 +42,90 @@ func (e *endpoint) key() string {
 // does.
 const systemSSHConfig = "/etc/ssh/ssh_config"
 
-// sshConfig is the parsed ssh_config files (user's, then system's), or
-// nothing.
+// sshConfig is the parsed ssh_config files (user's, then system's, or the
+// one named), or nothing. See config_parse.go for what is read.
 type sshConfig struct {
-	paths []string
-	cfgs  []*sshconfig.Config // parallel to paths; empty under viaSSHG
-	// viaSSHG is set when the parser could not read a file (Match final,
-	// Match exec, which kevinburke/ssh_config rejects) but OpenSSH is
-	// installed: each host is then resolved by `ssh -G`, OpenSSH's own
-	// fully evaluated configuration.
-	viaSSHG bool
-	gArgs   []string // "-F", file when one was named
+	paths   []string
+	files   []*cfgReader // parallel to paths
 	warning string
-	mu      sync.Mutex
-	gCache  map[string]map[string][]string
 }
 
 // loadSSHConfig reads path; "" means ~/.ssh/config then
-// /etc/ssh/ssh_config, those that exist; "none" means no file. A file
-// that exists but cannot be read is an error naming it, and so is one
-// that cannot be parsed unless OpenSSH can resolve it (ssh -G): silently
-// falling back to defaults would connect as the wrong user or port, or
-// skip the bastion.
+// /etc/ssh/ssh_config, those that exist; "none" means no file. A named
+// file is read strictly (CheckSSHConfigFile); a file that exists but
+// cannot be read or is refused is an error naming file:line:col, since
+// silently falling back to defaults would connect as the wrong user or
+// port, or skip the bastion. Nothing is executed: benchrig never runs
+// `ssh -G`, which would evaluate `Match exec` on this machine.
 func loadSSHConfig(path string) (*sshConfig, error) {
 	if path == "none" {
 		return &sshConfig{}, nil
 	}
-	c := &sshConfig{gCache: map[string]map[string][]string{}}
+	c := &sshConfig{}
 	var candidates []string
 	if path != "" {
 		candidates = []string{path}
-		c.gArgs = []string{"-F", path}
 	} else {
 		if home, err := os.UserHomeDir(); err == nil {
 			candidates = append(candidates, filepath.Join(home, ".ssh", "config"))
 		}
 		candidates = append(candidates, systemSSHConfig)
 	}
-	var parseErrs []string
+	var warnings []string
 	for _, p := range candidates {
-		f, err := os.Open(p)
+		r, err := readSSHConfig(p, path != "")
 		if errors.Is(err, os.ErrNotExist) && path == "" {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("ssh config %s: %w", p, err)
-		}
-		cfg, err := sshconfig.Decode(f)
-		f.Close()
-		if err != nil {
-			parseErrs = append(parseErrs, fmt.Sprintf("%s: %v", p, err))
-			continue
+			return nil, err
 		}
 		c.paths = append(c.paths, p)
-		c.cfgs = append(c.cfgs, cfg)
+		c.files = append(c.files, r)
+		warnings = append(warnings, r.warnings...)
 	}
-	if len(parseErrs) == 0 {
-		return c, nil
-	}
-	if _, err := exec.LookPath("ssh"); err != nil {
-		return nil, fmt.Errorf("ssh config %s cannot be parsed and OpenSSH's ssh is not installed to resolve it; fix it, or pass --ssh-config none (or another file)", strings.Join(parseErrs, "; "))
-	}
-	c.viaSSHG, c.paths, c.cfgs = true, candidates, nil
-	c.warning = fmt.Sprintf("ssh config %s; resolving hosts with `ssh -G` instead", strings.Join(parseErrs, "; "))
+	c.warning = strings.Join(warnings, "; ")
 	return c, nil
 }
 
-// sshG returns `ssh -G [-F path] alias` as key → values (keys lower case).
-func (c *sshConfig) sshG(alias string) (map[string][]string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if m, ok := c.gCache[alias]; ok {
-		return m, nil
-	}
-	if strings.HasPrefix(alias, "-") {
-		return nil, fmt.Errorf("host alias %q starts with '-'", alias)
-	}
-	args := append(append([]string{"-G"}, c.gArgs...), alias)
-	var stderr strings.Builder
-	cmd := exec.Command("ssh", args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("ssh %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	m := map[string][]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), " ")
-		if ok {
-			m[strings.ToLower(k)] = append(m[strings.ToLower(k)], v)
+// lookup is every value of key for alias, in file order (the first
+// wins, except for IdentityFile, which accumulates as in ssh). A refused
+// directive of a default file that applies to alias is an error: ssh
+// would honour it and benchrig will not.
+func (c *sshConfig) lookup(alias, key string) ([]string, error) {
+	var all []string
+	for _, f := range c.files {
+		for i := range f.blocks {
+			b := &f.blocks[i]
+			if !b.matches(alias) {
+				continue
+			}
+			for _, e := range b.entries {
+				if why := refusedKeys[e.key]; why != "" {
+					return nil, fmt.Errorf("ssh config %s: %s applies to %s and %s; benchrig runs no command from ssh_config (use ProxyJump, or --ssh-config none)", e.at(), e.key, alias, why)
+				}
+				if e.key == strings.ToLower(key) {
+					all = append(all, e.args...)
+				}
+			}
 		}
 	}
-	c.gCache[alias] = m
-	return m, nil
+	return all, nil
 }
 
-// get is key's value for alias: the first file that sets it wins.
+// get is key's value for alias: the first one set wins.
 func (c *sshConfig) get(alias, key string) (string, error) {
-	if c.viaSSHG {
-		m, err := c.sshG(alias)
-		if err != nil || len(m[strings.ToLower(key)]) == 0 {
-			return "", err
-		}
-		return m[strings.ToLower(key)][0], nil
+	v, err := c.lookup(alias, key)
+	if err != nil || len(v) == 0 {
+		return "", err
 	}
-	for i, cfg := range c.cfgs {
-		v, err := cfg.Get(alias, key)
-		if err != nil {
-			return "", fmt.Errorf("ssh config %s: %s for %s: %w", c.paths[i], key, alias, err)
-		}
-		if v != "" {
-			return v, nil
-		}
-	}
-	return "", nil
+	return v[0], nil
 }
 
 // getAll is every value of key for alias, across files (IdentityFile
 // accumulates, as in ssh).
 func (c *sshConfig) getAll(alias, key string) ([]string, error) {
-	if c.viaSSHG {
-		m, err := c.sshG(alias)
-		return m[strings.ToLower(key)], err
-	}
-	var all []string
-	for i, cfg := range c.cfgs {
-		v, err := cfg.GetAll(alias, key)
-		if err != nil {
-			return nil, fmt.Errorf("ssh config %s: %s for %s: %w", c.paths[i], key, alias, err)
-		}
-		all = append(all, v...)
-	}
-	return all, nil
+	return c.lookup(alias, key)
 }
 
 // resolve turns a Target into an endpoint. extraKeys are offered to every

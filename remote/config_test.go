@@ -117,40 +117,88 @@ func TestSSHConfigErrors(t *testing.T) {
 			}
 		})
 	}
-	t.Run("unparsable ssh_config without OpenSSH to resolve it", func(t *testing.T) {
-		t.Setenv("PATH", "")
+	t.Run("refused ssh_config", func(t *testing.T) {
 		_, err := remote.NewSSH([]remote.Target{{Name: "a"}}, remote.SSHConfig{SSHConfigFile: bad, KnownHostsFiles: []string{kh}, NoAgent: true})
-		if err == nil || !strings.Contains(err.Error(), bad) {
-			t.Errorf("err = %v, want one naming %s", err, bad)
+		if err == nil || !strings.Contains(err.Error(), bad+":1:1: Match exec true: refused") {
+			t.Errorf("err = %v, want one naming %s:1:1", err, bad)
 		}
 	})
 }
 
-// TestSSHConfigViaSSHG: a config the Go parser rejects (Match exec) is
-// resolved by OpenSSH itself (ssh -G), with a warning saying so.
-func TestSSHConfigViaSSHG(t *testing.T) {
-	if _, err := exec.LookPath("ssh"); err != nil {
-		t.Skip("OpenSSH client not installed")
-	}
-	l := sshtest.StartT(t, 1)
-	ip, port, _ := strings.Cut(l.Addr(0), ":")
-	cfgPath := filepath.Join(t.TempDir(), "config")
-	cfg := fmt.Sprintf("Match exec \"true\"\n\tServerAliveInterval 30\n\nHost lab\n\tHostName %s\n\tPort %s\n\tUser %s\n\tIdentityFile %s\n",
-		ip, port, l.User(), l.IdentityPath())
+// TestSSHConfigMatchExecNeverRuns: a named ssh_config whose Match exec
+// would create a file is refused at file:line:col, by NewSSH and by
+// CheckSSHConfigFile (plan validation), and the file never appears. Then
+// the real `ssh -G` reads the same config and creates it: what benchrig
+// did before, and what OpenSSH would do with a hostile plan's config.
+func TestSSHConfigMatchExecNeverRuns(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "marker")
+	cfgPath := filepath.Join(dir, "config")
+	cfg := fmt.Sprintf("Host db\n\tUser dba\n\nMatch exec \"touch %s\"\n\tUser x\n", marker)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := remote.NewSSH([]remote.Target{{Name: "n1", Host: "lab"}}, remote.SSHConfig{
-		KnownHostsFiles: []string{l.KnownHostsPath()}, NoAgent: true, SSHConfigFile: cfgPath,
+	want := cfgPath + ":4:1: Match exec touch " + marker + ": refused"
+	err := remote.CheckSSHConfigFile(cfgPath)
+	var ce *remote.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), want) {
+		t.Errorf("CheckSSHConfigFile: %v, want %q", err, want)
+	}
+	_, err = remote.NewSSH([]remote.Target{{Name: "db"}}, remote.SSHConfig{
+		SSHConfigFile: cfgPath, KnownHostsFiles: []string{filepath.Join(dir, "kh")}, NoAgent: true,
 	})
-	if err != nil {
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("NewSSH: %v, want %q", err, want)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("Match exec ran: the marker exists")
+	}
+	if _, err := exec.LookPath("ssh"); err != nil {
+		t.Skip("OpenSSH client not installed: cannot show what ssh -G would do")
+	}
+	// Only to show the payload is real: OpenSSH runs it.
+	if out, err := exec.Command("ssh", "-G", "-F", cfgPath, "db").CombinedOutput(); err != nil {
+		t.Fatalf("ssh -G: %v: %s", err, out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("ssh -G did not run Match exec (%v): the test's payload proves nothing", err)
+	}
+}
+
+// TestSSHConfigRefused: every directive that runs a command or loads code
+// is refused at its place in a named file, all in one error.
+func TestSSHConfigRefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config")
+	cfg := "Host *\n" +
+		"  ProxyCommand nc %h %p\n" + // 2
+		"  LocalCommand id\n" + // 3
+		"  KnownHostsCommand /bin/cat\n" + // 4
+		"  PKCS11Provider /tmp/evil.so\n" + // 5
+		"  Include /etc/passwd\n" + // 6
+		"  Frobnicate yes\n" + // 7
+		"  RemoteCommand id\n" + // 8
+		"  User \"unterminated\n" + // 9
+		"Match all\n" + // 10
+		"  ServerAliveInterval 30\n" // ignored
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	if w := strings.Join(s.Warnings(), "\n"); !strings.Contains(w, "ssh -G") || !strings.Contains(w, cfgPath) {
-		t.Errorf("warnings %q: want one about ssh -G", w)
+	err := remote.CheckSSHConfigFile(p)
+	var ce *remote.ConfigError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err %v is not a *ConfigError", err)
 	}
-	if _, err := s.Run(context.Background(), "n1", remote.Cmd{Args: []string{"true"}}); err != nil {
-		t.Fatal(err)
+	want := []string{
+		":2:3: ProxyCommand: refused", ":3:3: LocalCommand: refused", ":4:3: KnownHostsCommand: refused",
+		":5:3: PKCS11Provider: refused", ":6:3: Include: refused", ":7:3: Frobnicate: unknown",
+		":8:3: RemoteCommand: refused", ":9:3: User: unterminated", ":10:1: Match all: refused",
+	}
+	if len(ce.Problems) != len(want) {
+		t.Errorf("%d problems, want %d: %v", len(ce.Problems), len(want), err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), p+w) {
+			t.Errorf("no %q in %v", w, err)
+		}
 	}
 }

@@ -243,7 +243,7 @@ func (s *SSH) Console() *Console { return s.console }
 
 // Warnings are problems that did not stop the executor: identity files
 // from ssh_config or ~/.ssh that could not be used, an unreachable agent,
-// an ssh_config only `ssh -G` could read.
+// Match blocks of the default ssh_config, which are not evaluated.
 func (s *SSH) Warnings() []string {
 	s.auth.mu.Lock()
 	defer s.auth.mu.Unlock()
