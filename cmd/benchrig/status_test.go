@@ -27,7 +27,7 @@ func checkSchema(t *testing.T, schema string, doc []byte) {
 // TestPlanShowJSON: every shipped plan's --json output is one document
 // matching docs/schema/plan.v1.json, without the licence key.
 func TestPlanShowJSON(t *testing.T) {
-	t.Setenv("COCKROACH_LICENSE", "crl-0-SECRETKEY")
+	t.Setenv("COCKROACH_LICENSE", "crl-0-SECRETKEYS")
 	plans, _ := filepath.Glob("../../plans/*.yaml")
 	for _, p := range plans {
 		code, out, errOut := runCLI(t, "plan", "show", p, "--json")

@@ -42,7 +42,7 @@ tpcc:
   extra_flags: ["--note=QUOTED"]
 stages: [install, start, init, configure, import, partition, swap, run]
 `)
-	t.Setenv("LIC", "crl-0-x")
+	t.Setenv("LIC", "crl-0-xx")
 	p, err := plan.ParsePlan("hostile.yaml", []byte(planText))
 	if err != nil {
 		t.Fatal(err)
