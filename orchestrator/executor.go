@@ -39,6 +39,7 @@ func newPlanExecutor(p *plan.Plan, runDir string, live io.Writer, o Options) (*p
 	if o.Connect.AcceptNewHostKeys {
 		cfg.HostKeyPolicy = remote.HostKeysAcceptNew
 	}
+	cfg.CreateKnownHosts = o.Connect.CreateKnownHosts
 	cfg.Progress = o.Connect.Progress
 	s, err := remote.NewSSH(targets, cfg)
 	if err != nil {

@@ -50,6 +50,9 @@ type Connect struct {
 	KnownHosts        string
 	Identity          string
 	AcceptNewHostKeys bool
+	// CreateKnownHosts lets accept-new create a known_hosts file that
+	// does not exist (see remote.SSHConfig.CreateKnownHosts).
+	CreateKnownHosts bool
 	// Progress, if set, gets transfer progress bars (a terminal).
 	Progress io.Writer
 }
@@ -67,7 +70,13 @@ func ShowJSON(w io.Writer, p *plan.Plan) error { return stages.ShowJSON(w, p) }
 // Run compiles the plan file and runs it in a new run directory, or with
 // DryRun lists it.
 func Run(ctx context.Context, file string, o Options) error {
-	p, err := plan.LoadPlan(file)
+	// Read once: the bytes validated are the bytes the run directory
+	// keeps and hashes.
+	data, err := plan.ReadPlanFile(file)
+	if err != nil {
+		return err
+	}
+	p, err := plan.ParsePlan(file, data)
 	if err != nil {
 		return err
 	}
@@ -86,10 +95,6 @@ func Run(ctx context.Context, file string, o Options) error {
 			Sleep:     func(context.Context, time.Duration) error { return nil },
 		}
 		return r.Run(ctx, list)
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return err
 	}
 	runDir, release, err := rundir.Create(o.RunsDir, p.Name, data, time.Now(), rand.Reader)
 	if err != nil {
@@ -123,7 +128,7 @@ func driverPath(flag string) string {
 // loadRunPlan loads the run's copy of its plan, resolving relative paths
 // against the directory of the original.
 func loadRunPlan(runDir string, st *rundir.State) (*plan.Plan, error) {
-	data, err := os.ReadFile(filepath.Join(runDir, rundir.PlanFile))
+	data, err := plan.ReadPlanFile(filepath.Join(runDir, rundir.PlanFile))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
 	"github.com/benchrig/benchrig/orchestrator/stages"
 )
@@ -39,7 +40,7 @@ func Resume(ctx context.Context, runDir, from string, o Options) error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(filepath.Join(runDir, rundir.PlanFile))
+	data, err := plan.ReadPlanFile(filepath.Join(runDir, rundir.PlanFile))
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,7 @@ func TestAcceptNewConcurrent(t *testing.T) {
 	s := newSSH(t, l, func(c *remote.SSHConfig) {
 		c.KnownHostsFiles = []string{kh}
 		c.HostKeyPolicy = remote.HostKeysAcceptNew
+		c.CreateKnownHosts = true // a new file, not ~/.ssh/known_hosts
 	})
 	run := func(s *remote.SSH) error {
 		return remote.Failed(remote.Each(context.Background(), s.Hosts(), 0, func(ctx context.Context, h string) error {

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
+	"github.com/benchrig/benchrig/internal/localfile"
 	"github.com/skeema/knownhosts"
 	"golang.org/x/crypto/ssh"
 	xknownhosts "golang.org/x/crypto/ssh/knownhosts"
@@ -70,14 +72,19 @@ func (e *HostKeyError) Error() string {
 type hostKeys struct {
 	policy HostKeyPolicy
 	files  []string
+	// create lets accept-new create files[0] when it does not exist;
+	// without it only the user's default ~/.ssh/known_hosts is created
+	// (as ssh does), so that a plan's known_hosts cannot make benchrig
+	// write a new file wherever it names.
+	create bool
 
 	mu  sync.Mutex
 	db  *knownhosts.HostKeyDB // nil: no file exists yet
 	new map[string][]ssh.PublicKey
 }
 
-func newHostKeys(policy HostKeyPolicy, files []string) (*hostKeys, error) {
-	h := &hostKeys{policy: policy, files: files, new: map[string][]ssh.PublicKey{}}
+func newHostKeys(policy HostKeyPolicy, files []string, create bool) (*hostKeys, error) {
+	h := &hostKeys{policy: policy, files: files, create: create, new: map[string][]ssh.PublicKey{}}
 	if policy == HostKeysInsecureIgnore {
 		return h, nil
 	}
@@ -92,12 +99,19 @@ func newHostKeys(policy HostKeyPolicy, files []string) (*hostKeys, error) {
 
 // load (re)reads the known_hosts files that exist; a missing file is an
 // empty one, as for ssh(1), but one that exists and cannot be read or
-// parsed is an error rather than a silently empty trust store.
+// parsed is an error rather than a silently empty trust store. Each is
+// first read as a bounded regular file (a FIFO would hang the parser) and
+// every line checked (CheckKnownHosts), so that accept-new appends only to
+// a file that already is a known_hosts file.
 func (h *hostKeys) load() error {
 	var present []string
 	for _, f := range h.files {
-		if _, err := os.Stat(f); errors.Is(err, os.ErrNotExist) {
+		err := CheckKnownHostsFile(f)
+		if errors.Is(err, os.ErrNotExist) {
 			continue
+		}
+		if err != nil {
+			return err
 		}
 		present = append(present, f)
 	}
@@ -110,6 +124,35 @@ func (h *hostKeys) load() error {
 		return fmt.Errorf("known_hosts: %w", err)
 	}
 	h.db = db
+	return nil
+}
+
+// CheckKnownHostsFile reads path as a bounded regular file and checks
+// that every line is a known_hosts entry, a comment or blank; the error
+// names path:line:col. A missing file is an error matching
+// os.ErrNotExist.
+func CheckKnownHostsFile(path string) error {
+	data, err := localfile.Read(path, localfile.MaxKnownHosts)
+	if err != nil {
+		return fmt.Errorf("known_hosts %w", err)
+	}
+	return CheckKnownHosts(path, data)
+}
+
+// CheckKnownHosts checks that every line of data is a known_hosts entry
+// (plain, hashed or with a @cert-authority/@revoked marker), a comment or
+// blank.
+func CheckKnownHosts(path string, data []byte) error {
+	for n, line := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		if _, _, _, _, _, err := ssh.ParseKnownHosts([]byte(t)); err != nil {
+			col := len(line) - len(strings.TrimLeft(line, " \t")) + 1
+			return fmt.Errorf("known_hosts %s:%d:%d: not a known_hosts line (%v); benchrig reads and appends to known_hosts files only", path, n+1, col, err)
+		}
+	}
 	return nil
 }
 
@@ -182,12 +225,24 @@ func (h *hostKeys) callback(hostname string, remote net.Addr, key ssh.PublicKey)
 
 func (h *hostKeys) appendKey(hostname string, remote net.Addr, key ssh.PublicKey) error {
 	path := h.files[0]
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
+	// No O_CREATE: a new file is made only below, where allowed; no
+	// blocking on a FIFO put in place since load.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		if !h.create && !isDefaultKnownHosts(path) {
+			return fmt.Errorf("%s does not exist; accept-new creates only ~/.ssh/known_hosts unless --create-known-hosts is given", path)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		f, err = os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return fmt.Errorf("%s: not a regular file; host keys are appended only to a known_hosts file", path)
 	}
 	// Record only the dialed name: the remote address of a jump-host
 	// tunnel is meaningless, and for a direct dial it is the same.
@@ -196,4 +251,14 @@ func (h *hostKeys) appendKey(hostname string, remote net.Addr, key ssh.PublicKey
 		return err
 	}
 	return f.Close()
+}
+
+// isDefaultKnownHosts says whether path is the user's ~/.ssh/known_hosts,
+// which ssh itself creates on first use.
+func isDefaultKnownHosts(path string) bool {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return false
+	}
+	return filepath.Clean(path) == filepath.Join(home, ".ssh", "known_hosts")
 }

@@ -48,6 +48,10 @@ type SSHConfig struct {
 	// the first. Default: ~/.ssh/known_hosts.
 	KnownHostsFiles []string
 	HostKeyPolicy   HostKeyPolicy
+	// CreateKnownHosts lets accept-new create the first known_hosts file
+	// when it does not exist. Without it only ~/.ssh/known_hosts is
+	// created; any other file must already be a known_hosts file.
+	CreateKnownHosts bool
 	// IdentityFiles are offered to every host after the agent's keys and
 	// the target's own. Each must load.
 	IdentityFiles []string
@@ -184,7 +188,7 @@ func NewSSH(targets []Target, cfg SSHConfig) (*SSH, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys, err := newHostKeys(cfg.HostKeyPolicy, cfg.KnownHostsFiles)
+	keys, err := newHostKeys(cfg.HostKeyPolicy, cfg.KnownHostsFiles, cfg.CreateKnownHosts)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ func remoteFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "target", Usage: "ad-hoc host `name=user@host:port` (repeatable; instead of --plan)"},
 		&cli.StringFlag{Name: "known-hosts", Usage: "known_hosts `FILE` (default: the plan's, else ~/.ssh/known_hosts)"},
 		&cli.BoolFlag{Name: "accept-new-host-keys", Usage: "add unknown host keys to known_hosts (like StrictHostKeyChecking=accept-new); a changed key is still refused"},
+		&cli.BoolFlag{Name: "create-known-hosts", Usage: "with --accept-new-host-keys, create the known_hosts file if it does not exist (only ~/.ssh/known_hosts is created without it)"},
 		&cli.BoolFlag{Name: "insecure-ignore-host-keys", Usage: "DANGEROUS: do not check host keys at all (throwaway machines only)"},
 		&cli.StringSliceFlag{Name: "identity", Aliases: []string{"i"}, Usage: "private key `FILE` to offer (repeatable; after ssh-agent's keys)"},
 		&cli.StringFlag{Name: "ssh-config", Usage: "ssh_config `FILE` to read (default ~/.ssh/config; \"none\" for none)"},
@@ -83,6 +84,7 @@ func targetsFrom(c *cli.Context) ([]remote.Target, *remote.SSHConfig, error) {
 	case c.Bool("accept-new-host-keys"):
 		cfg.HostKeyPolicy = remote.HostKeysAcceptNew
 	}
+	cfg.CreateKnownHosts = c.Bool("create-known-hosts")
 	return targets, cfg, nil
 }
 

@@ -19,6 +19,7 @@ type runOptions struct {
 	startLead     time.Duration
 	runsDir       string
 	acceptNew     bool
+	createKH      bool
 	knownHosts    string
 	identity      string
 	skipPreflight bool
@@ -31,7 +32,7 @@ func (o runOptions) orchestrator(c *cli.Context) orchestrator.Options {
 		Out: c.App.Writer, ErrOut: c.App.ErrWriter, DryRun: o.dryRun,
 		From: o.from, Until: o.until, SkipPreflight: o.skipPreflight, DriverPath: o.driver,
 		StartLead: o.startLead, RunsDir: o.runsDir, Version: version, Force: o.force,
-		Connect: orchestrator.Connect{KnownHosts: o.knownHosts, Identity: o.identity, AcceptNewHostKeys: o.acceptNew},
+		Connect: orchestrator.Connect{KnownHosts: o.knownHosts, Identity: o.identity, AcceptNewHostKeys: o.acceptNew, CreateKnownHosts: o.createKH},
 	}
 	if o.only != "" {
 		opt.Only = strings.Split(o.only, ",")
@@ -46,6 +47,7 @@ func connectionFlags(o *runOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "known-hosts", Usage: "known_hosts `FILE` (default: the plan's, else ~/.ssh/known_hosts)", Destination: &o.knownHosts},
 		&cli.BoolFlag{Name: "accept-new-host-keys", Usage: "add unknown host keys to known_hosts (like StrictHostKeyChecking=accept-new); a changed key is still refused", Destination: &o.acceptNew},
+		&cli.BoolFlag{Name: "create-known-hosts", Usage: "with --accept-new-host-keys, create the known_hosts file if it does not exist (only ~/.ssh/known_hosts is created without it)", Destination: &o.createKH},
 		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "private key `FILE` to offer (after ssh-agent's keys)", Destination: &o.identity},
 	}
 }

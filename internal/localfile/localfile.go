@@ -29,6 +29,12 @@ const (
 	MaxBinary = 1 << 30
 )
 
+// The causes of an Error that are not the system's: errors.Is tells them.
+var (
+	ErrNotRegular = errors.New("not a regular file")
+	ErrTooLarge   = errors.New("too large")
+)
+
 // Error is a local file that cannot be used. It never holds the file's
 // content, which may be a secret.
 type Error struct {
@@ -92,7 +98,7 @@ func Read(path string, limit int64) ([]byte, error) {
 		return nil, &Error{Path: path, Err: unwrapPath(err)}
 	}
 	if int64(len(data)) > limit {
-		return nil, &Error{Path: path, Msg: "larger than " + Size(limit) + " allowed"}
+		return nil, &Error{Path: path, Msg: "larger than " + Size(limit) + " allowed", Err: ErrTooLarge}
 	}
 	return data, nil
 }
@@ -100,10 +106,10 @@ func Read(path string, limit int64) ([]byte, error) {
 // check says whether st is a regular file of at most limit bytes.
 func check(path string, st fs.FileInfo, limit int64) error {
 	if !st.Mode().IsRegular() {
-		return &Error{Path: path, Msg: "not a regular file (" + kind(st.Mode()) + ")"}
+		return &Error{Path: path, Msg: "not a regular file (" + kind(st.Mode()) + ")", Err: ErrNotRegular}
 	}
 	if st.Size() > limit {
-		return &Error{Path: path, Msg: fmt.Sprintf("%s, larger than %s allowed", Size(st.Size()), Size(limit))}
+		return &Error{Path: path, Msg: fmt.Sprintf("%s, larger than %s allowed", Size(st.Size()), Size(limit)), Err: ErrTooLarge}
 	}
 	return nil
 }

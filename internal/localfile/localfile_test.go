@@ -89,6 +89,9 @@ func TestRead(t *testing.T) {
 				if errors.Is(err, os.ErrNotExist) != tc.notExist {
 					t.Errorf("errors.Is(err, ErrNotExist) = %v", !tc.notExist)
 				}
+				if strings.Contains(tc.want, "not a regular") != errors.Is(err, ErrNotRegular) || strings.Contains(tc.want, "larger") != errors.Is(err, ErrTooLarge) {
+					t.Errorf("errors.Is(err, ErrNotRegular/ErrTooLarge) wrong for %v", err)
+				}
 				return
 			}
 			if err != nil || string(got) != tc.want {

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/benchrig/benchrig/internal/localfile"
 )
 
 // Plan is a benchmark plan as written in YAML (see README.md, "Plan
@@ -262,17 +263,29 @@ const MaxPlanSize = 1 << 20
 // validates it: the normalized plan, or a *PlanError listing every
 // problem as file:line:col.
 func LoadPlan(path string) (*Plan, error) {
-	f, err := os.Open(path)
+	data, err := ReadPlanFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read plan: %w", err)
-	}
-	defer f.Close()
-	// One byte more than allowed tells a file at the cap from a larger one.
-	data, err := io.ReadAll(io.LimitReader(f, MaxPlanSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read plan: %w", err)
+		return nil, err
 	}
 	return ParsePlan(path, data)
+}
+
+// ReadPlanFile reads a plan file as every file a plan names is read
+// (internal/localfile): a regular file, opened without blocking (a FIFO
+// would hang), of at most MaxPlanSize bytes. A file that is too large or
+// not a regular file is a *PlanError.
+func ReadPlanFile(path string) ([]byte, error) {
+	data, err := localfile.Read(path, MaxPlanSize)
+	switch {
+	case errors.Is(err, localfile.ErrTooLarge):
+		return nil, &PlanError{File: path, Problems: []Problem{{Pos: Pos{File: path, Line: 1, Col: 1},
+			Msg: fmt.Sprintf("the plan is larger than %d bytes (host ranges such as node[01-81] keep big topologies short)", MaxPlanSize)}}}
+	case errors.Is(err, localfile.ErrNotRegular):
+		return nil, &PlanError{File: path, Problems: []Problem{{Pos: Pos{File: path, Line: 1, Col: 1}, Msg: "the plan " + strings.TrimPrefix(err.Error(), path+": ")}}}
+	case err != nil:
+		return nil, fmt.Errorf("read plan: %w", err)
+	}
+	return data, nil
 }
 
 // ParsePlan is LoadPlan on bytes already read; file names the plan in
