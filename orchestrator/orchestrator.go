@@ -85,6 +85,9 @@ func Run(ctx context.Context, file string, o Options) error {
 	if err != nil {
 		return &UsageError{err}
 	}
+	if err := PinUploads(list); err != nil {
+		return err
+	}
 	if o.DryRun {
 		fmt.Fprintf(o.Out, "dry run of plan %s (%s): nothing is contacted; each line is what would be sent to that host\n", p.Name, file)
 		r := &runner.Runner{

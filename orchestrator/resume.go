@@ -53,6 +53,9 @@ func Resume(ctx context.Context, runDir, from string, o Options) error {
 	if err != nil {
 		return err
 	}
+	if err := PinUploads(list); err != nil {
+		return err
+	}
 	if err := st.Matches(list); err != nil {
 		return &UsageError{fmt.Errorf("resume %s: %w; start a new run", runDir, err)}
 	}

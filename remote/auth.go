@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
+
+	"github.com/benchrig/benchrig/internal/localfile"
 )
 
 // auth holds what the executor authenticates with: one ssh-agent
@@ -54,7 +56,7 @@ func (a *auth) load(e *endpoint) error {
 		if _, ok := a.keys[p]; ok {
 			continue
 		}
-		b, err := os.ReadFile(p)
+		b, err := localfile.Read(p, localfile.MaxIdentity)
 		if err != nil {
 			if e.optional[p] {
 				if !errors.Is(err, os.ErrNotExist) {

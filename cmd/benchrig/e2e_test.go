@@ -348,6 +348,9 @@ func (e *e2e) dryRunJournal() string {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	if err := orchestrator.PinUploads(compiled); err != nil {
+		e.t.Fatal(err)
+	}
 	var j bytes.Buffer
 	r := &runner.Runner{Exec: remote.NewRecorder(), Observers: []runner.Observer{&rundir.Journal{W: &j}},
 		Sleep: func(context.Context, time.Duration) error { return nil }}

@@ -109,7 +109,7 @@ func check(path string, st fs.FileInfo, limit int64) error {
 		return &Error{Path: path, Msg: "not a regular file (" + kind(st.Mode()) + ")", Err: ErrNotRegular}
 	}
 	if st.Size() > limit {
-		return &Error{Path: path, Msg: fmt.Sprintf("%s, larger than %s allowed", Size(st.Size()), Size(limit)), Err: ErrTooLarge}
+		return &Error{Path: path, Msg: fmt.Sprintf("%d bytes, larger than %s allowed", st.Size(), Size(limit)), Err: ErrTooLarge}
 	}
 	return nil
 }

@@ -114,7 +114,7 @@ func TestOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, _, err := Open(p, MaxBinary); err == nil || !strings.Contains(err.Error(), "2 GiB, larger than 1 GiB allowed") {
+	if _, _, err := Open(p, MaxBinary); err == nil || !strings.Contains(err.Error(), "2147483648 bytes, larger than 1 GiB allowed") {
 		t.Fatalf("Open: %v", err)
 	}
 	if _, err := Read(p, MaxLicense); err == nil || !strings.Contains(err.Error(), "larger than 64 KiB") {

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -156,6 +155,7 @@ func validate(ps *problems, p *Plan) {
 	validateBinaries(ps, p)
 	validateSettings(ps, p)
 	validateLicense(ps, p)
+	validateLocalFiles(ps, p)
 	switch p.Benchmark {
 	case "tpcc":
 		validateTPCC(ps, p, hostsOK)
@@ -241,9 +241,7 @@ func checkBinary(ps *problems, p *Plan, b *Binary, where string, hostOK bool) {
 	}
 	switch {
 	case b.Path != "":
-		if _, err := os.Stat(b.Path); err != nil {
-			ps.at(p.node(&b.Path), "%s.path: %v", where, err)
-		}
+		checkLocalBinary(ps, p, b, where)
 	case b.URL != "":
 		if u, err := url.Parse(b.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			ps.at(p.node(&b.URL), "%s.url: want an http(s) URL, got %q", where, b.URL)
