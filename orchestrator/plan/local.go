@@ -72,4 +72,3 @@ func checkLocalBinary(ps *problems, p *Plan, b *Binary, where string) {
 		ps.at(p.nodeOr(&b.SHA256), "%s.sha256: %s has sha256 %s, not the plan's %s", where, b.Path, got, b.SHA256)
 	}
 }
-
