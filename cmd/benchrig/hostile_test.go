@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,7 +25,8 @@ import (
 // line what must happen:
 //
 //	# expect: reject TEXT   `benchrig run` exits 3 before contacting any
-//	                        host, naming file:line:col and TEXT
+//	                        host, naming file:line:col and TEXT (with
+//	                        the placeholders below filled in)
 //	# expect: run           it runs for real against sshd on loopback and
 //	                        a PostgreSQL it starts, and exits 0
 //
@@ -45,8 +47,14 @@ func TestHostilePlans(t *testing.T) {
 	}
 	marker := filepath.Join(markDir, "marker")
 	t.Setenv("HOSTILE_LICENSE", "crl-0-hostile")
+	// A FIFO for the plans that name one as a local file: opening it
+	// without O_NONBLOCK would hang the run.
+	if err := syscall.Mkfifo(filepath.Join(markDir, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	vars := map[string]string{
 		"@MARKER@": marker, "@SSHCONFIG@": "/nonexistent/ssh_config", "@KNOWNHOSTS@": "/nonexistent/known_hosts",
+		"@HOSTILEDIR@": markDir,
 		"@PORT@": "5432", "@PREFIX@": "benchrig-hostile", "@PGBIN@": "/usr/lib/postgresql/15/bin",
 	}
 	var runnable []string
@@ -61,7 +69,7 @@ func TestHostilePlans(t *testing.T) {
 			runnable = append(runnable, f)
 			continue
 		}
-		want, ok := strings.CutPrefix(expect, "reject ")
+		want, ok := strings.CutPrefix(string(substitute([]byte(expect), vars)), "reject ")
 		if !ok {
 			t.Errorf("%s: first line must be '# expect: reject TEXT' or '# expect: run', got %q", f, expect)
 			continue
@@ -85,6 +93,10 @@ func TestHostilePlans(t *testing.T) {
 			}
 			if strings.Contains(out+errOut, "crl-0-") {
 				t.Error("a licence value was printed")
+			}
+			// license-env-path.yaml names PATH as the licence.
+			if path := os.Getenv("PATH"); len(path) > 8 && strings.Contains(out+errOut, path) {
+				t.Error("a refused licence value (PATH) was printed")
 			}
 		})
 	}

@@ -56,7 +56,7 @@ func (r *SecretRef) Read() (string, error) {
 
 // errNotLicense says what a licence key looks like without showing what
 // was found instead.
-var errNotLicense = errors.New("not a CockroachDB licence key (want crl-0- followed by base64, at most 4 KiB); the value is not shown and is not sent")
+var errNotLicense = errors.New("not a CockroachDB licence key (its prefix, then unpadded base64, at most 4 KiB); the value is not shown and is not sent")
 
 // checkLicenseKey checks v's shape: the prefix, then base64 that decodes
 // (to at least one byte), within maxLicenseKey.
