@@ -54,8 +54,7 @@ func TestHostilePlans(t *testing.T) {
 	}
 	vars := map[string]string{
 		"@MARKER@": marker, "@SSHCONFIG@": "/nonexistent/ssh_config", "@KNOWNHOSTS@": "/nonexistent/known_hosts",
-		"@HOSTILEDIR@": markDir,
-		"@PORT@":       "5432", "@PREFIX@": "benchrig-hostile", "@PGBIN@": "/usr/lib/postgresql/15/bin",
+		"@PORT@": "5432", "@PREFIX@": "benchrig-hostile", "@PGBIN@": "/usr/lib/postgresql/15/bin", "@HOSTILEDIR@": markDir,
 	}
 	var runnable []string
 	dir := t.TempDir()
