@@ -73,7 +73,7 @@ func loadSSHConfig(path string) (*sshConfig, error) {
 	}
 	var warnings []string
 	for _, p := range candidates {
-		r, err := readSSHConfig(p, path != "")
+		r, err := readSSHConfig(p, path != "" && !isDefaultSSHConfig(p))
 		if errors.Is(err, os.ErrNotExist) && path == "" {
 			continue
 		}

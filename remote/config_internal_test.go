@@ -146,3 +146,36 @@ func FuzzSSHConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestNamedDefaultSSHConfig: a plan naming ~/.ssh/config gets the
+// operator's own file read as when none is named; any other file is
+// strict.
+func TestNamedDefaultSSHConfig(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	cfg := "Match host x\n  User y\nHost *\n  User z\n"
+	own := filepath.Join(home, ".ssh", "config")
+	other := filepath.Join(home, "other_config")
+	for _, p := range []string{own, other} {
+		if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := CheckSSHConfigFile(own); err != nil {
+		t.Errorf("~/.ssh/config: %v", err)
+	}
+	if err := CheckSSHConfigFile(filepath.Join(home, ".ssh", ".", "config")); err != nil {
+		t.Errorf("~/.ssh/./config: %v", err)
+	}
+	if err := CheckSSHConfigFile(other); err == nil || !strings.Contains(err.Error(), other+":1:1: Match host x: refused") {
+		t.Errorf("other file: %v", err)
+	}
+	c, err := loadSSHConfig(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.warning, "Match block not evaluated") {
+		t.Errorf("loadSSHConfig(~/.ssh/config): warning %q", c.warning)
+	}
+}

@@ -98,8 +98,20 @@ func (e *ConfigError) Error() string {
 // directive benchrig refuses, or the *localfile.Error of a file that is
 // not a bounded regular file. Nothing in it is executed.
 func CheckSSHConfigFile(path string) error {
-	_, err := readSSHConfig(path, true)
+	_, err := readSSHConfig(path, !isDefaultSSHConfig(path))
 	return err
+}
+
+// isDefaultSSHConfig says whether path is one of the operator's own
+// default files (~/.ssh/config, /etc/ssh/ssh_config): named or not, they
+// are read as when none is named (Include followed, Match skipped).
+func isDefaultSSHConfig(path string) bool {
+	path = filepath.Clean(path)
+	if path == systemSSHConfig {
+		return true
+	}
+	home, err := os.UserHomeDir()
+	return err == nil && path == filepath.Join(home, ".ssh", "config")
 }
 
 // cfgEntry is one "Keyword arguments" line.

@@ -125,7 +125,7 @@ func validate(ps *problems, p *Plan) {
 		ps.at(p.node(&p.SSH.User), "ssh.user: %q is not a user name", p.SSH.User)
 	}
 	if p.SSH.JumpHost != "" && !jumpHosts.MatchString(p.SSH.JumpHost) {
-		// Each hop may be resolved with `ssh -G HOP`: no option, no space.
+		// Each hop is an ssh -J word: no option, no space.
 		ps.at(p.node(&p.SSH.JumpHost), "ssh.jump_host: %q: want [user@]host[:port] hops separated by commas (no leading '-')", p.SSH.JumpHost)
 	}
 	if p.SSH.Concurrency < 0 {
