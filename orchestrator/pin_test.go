@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -51,5 +52,35 @@ func TestPinUploads(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "host n1") {
 			t.Errorf("%s: err = %v, want %q", local, err, msg)
 		}
+	}
+}
+
+// TestDryRunShowsUploadDigest: the dry-run of the shipped local plan lists
+// every upload with the sha256 of the local file it would send.
+func TestDryRunShowsUploadDigest(t *testing.T) {
+	dir := t.TempDir()
+	driver := filepath.Join(dir, "benchrig")
+	content := []byte("#!/bin/sh\nexit 0\n")
+	if err := os.WriteFile(driver, content, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(content)
+	var out, errOut strings.Builder
+	err := Run(context.Background(), "../plans/local.yaml", Options{Out: &out, ErrOut: &errOut, DryRun: true, DriverPath: driver})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	uploads := 0
+	for _, line := range strings.Split(out.String(), "\n") {
+		if !strings.Contains(line, driver+" -> ") {
+			continue
+		}
+		uploads++
+		if !strings.Contains(line, "sha256:"+hex.EncodeToString(sum[:])) {
+			t.Errorf("upload without the local file's digest: %s", line)
+		}
+	}
+	if uploads == 0 {
+		t.Fatalf("no upload of %s in the dry-run:\n%s", driver, out.String())
 	}
 }
