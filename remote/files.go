@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/benchrig/benchrig/internal/localfile"
 )
 
 // fileSHA256 is the hex sha256 of a local file.
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := localfile.Open(path, math.MaxInt64)
 	if err != nil {
 		return "", err
 	}

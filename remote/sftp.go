@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/benchrig/benchrig/internal/localfile"
 )
 
 // hashFunc is the shell function the constant scripts below use to print
@@ -186,18 +189,14 @@ func (s *SSH) bar(name string, size int64) *mpb.Bar {
 // directories are created.
 func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 	op := "put " + t.String()
-	lf, err := os.Open(t.Local)
+	// Opened without blocking: a FIFO (or a device) is refused, not
+	// waited on. No size bound here: a plan's binaries were bounded when
+	// their digests were pinned, and `benchrig put` may ship any file.
+	lf, st, err := localfile.Open(t.Local, math.MaxInt64)
 	if err != nil {
 		return fmt.Errorf("host %s: %s: %w", host, op, err)
 	}
 	defer lf.Close()
-	st, err := lf.Stat()
-	if err != nil {
-		return fmt.Errorf("host %s: %s: %w", host, op, err)
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("host %s: %s: %s is not a regular file", host, op, t.Local)
-	}
 	mode := t.Mode
 	if mode == 0 {
 		mode = st.Mode().Perm()
