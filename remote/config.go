@@ -102,7 +102,7 @@ func (c *sshConfig) lookup(alias, key string) ([]string, error) {
 			}
 			for _, e := range b.entries {
 				if why := refusedKeys[e.key]; why != "" {
-					return nil, fmt.Errorf("ssh config %s: %s applies to %s and %s; benchrig runs no command from ssh_config (use ProxyJump, or --ssh-config none)", e.at(), e.key, alias, why)
+					return nil, fmt.Errorf("ssh config %s: %s applies to %s and %s; benchrig runs no command from ssh_config (use ProxyJump, or --ssh-config none)", e.at(), e.name, alias, why)
 				}
 				if e.key == strings.ToLower(key) {
 					all = append(all, e.args...)

@@ -114,7 +114,7 @@ func TestDefaultSSHConfigLenient(t *testing.T) {
 	if u, err := c.get("web", "User"); err != nil || u != "fallback" {
 		t.Errorf("web User %q, %v: want fallback (the Match block is skipped)", u, err)
 	}
-	if _, err := c.get("jump-1", "User"); err == nil || !strings.Contains(err.Error(), filepath.Join(ssh, "config")+":5:3: proxycommand applies to jump-1") {
+	if _, err := c.get("jump-1", "User"); err == nil || !strings.Contains(err.Error(), filepath.Join(ssh, "config")+":5:3: ProxyCommand applies to jump-1") {
 		t.Errorf("jump-1: %v", err)
 	}
 	if _, err := os.Stat(marker); err == nil {

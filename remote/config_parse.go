@@ -117,6 +117,7 @@ func isDefaultSSHConfig(path string) bool {
 // cfgEntry is one "Keyword arguments" line.
 type cfgEntry struct {
 	key       string // lower case
+	name      string // as written
 	args      []string
 	file      string
 	line, col int
@@ -318,7 +319,7 @@ func (r *cfgReader) parse(path string, data []byte, patterns []string, depth int
 			}
 			continue
 		}
-		r.blocks[cur].entries = append(r.blocks[cur].entries, cfgEntry{key: lkey, args: args, file: path, line: line, col: col})
+		r.blocks[cur].entries = append(r.blocks[cur].entries, cfgEntry{key: lkey, name: key, args: args, file: path, line: line, col: col})
 	}
 	return nil
 }
