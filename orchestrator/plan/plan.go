@@ -222,6 +222,9 @@ type TPCC struct {
 	// --partition-strategy and --zones.
 	PartitionStrategy string   `yaml:"partition_strategy"`
 	Zones             []string `yaml:"zones"`
+	// ReplicateStaticColumns is workload's --replicate-static-columns
+	// (v20.2+): district and warehouse replicas pinned to each rack.
+	ReplicateStaticColumns bool `yaml:"replicate_static_columns"`
 }
 
 // Import says how the import stage loads the data.
