@@ -187,7 +187,7 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 	for i, h := range p.Workload {
 		args := []string{"./benchrig", "tpcc", "run"}
 		if workload {
-			args = []string{"./workload", "run", "tpcc"}
+			args = append(workloadBin(p), "run", "tpcc")
 		} else if crdb {
 			args = append(args, cf.versionFlags()...)
 		}
@@ -214,6 +214,10 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		}
 		if w := rd.Workers(p); w > 0 {
 			args = append(args, "--workers", strconv.Itoa(w))
+		} else if crdb && workload {
+			if w := cf.affinityWorkers(h, rd.ActiveWarehouses(p)); w > 0 {
+				args = append(args, "--workers", strconv.Itoa(w)) // v25.1+ (crdb_affinity.go)
+			}
 		}
 		if p.TPCC.Conns > 0 {
 			args = append(args, "--conns", strconv.Itoa(p.TPCC.Conns))
