@@ -79,6 +79,13 @@ var LicenseRequired = tpcc.Version{Major: 24, Minor: 3}
 // setting that release no longer has, and a licence where the release
 // needs one. Without a known release there is nothing to check.
 func validateRelease(ps *problems, p *Plan) {
+	if g := p.Settings.GCTTLSeconds; g != 0 {
+		if p.Flavor != Cockroach {
+			ps.at(p.node(&p.Settings.GCTTLSeconds), "settings.gc_ttl_seconds: a CockroachDB zone setting")
+		}
+		// gc.ttlseconds is an int32 of seconds, at least 1.
+		checkRange(ps, p.nodeOr(&p.Settings.GCTTLSeconds), "settings.gc_ttl_seconds", g, 1, 1<<31-1)
+	}
 	v, ok := p.CockroachRelease()
 	if !ok || p.Flavor != Cockroach {
 		return

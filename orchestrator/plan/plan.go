@@ -155,6 +155,9 @@ type Settings struct {
 	// partitioning.
 	ImportReplicas int `yaml:"import_replicas"`
 	Replicas       int `yaml:"replicas"`
+	// GCTTLSeconds, if set, is the default range's gc.ttlseconds (the
+	// v20.2+ large recipe's 600), set before the import.
+	GCTTLSeconds int `yaml:"gc_ttl_seconds"`
 
 	ordered []Setting
 }

@@ -139,6 +139,9 @@ func (f cockroachFlavor) configure(st *Stage) {
 	for _, kv := range s.Ordered() {
 		stmts = append(stmts, fmt.Sprintf("SET CLUSTER SETTING %s = %s;", kv.Name, sqlValue(kv.Value)))
 	}
+	if s.GCTTLSeconds > 0 {
+		stmts = append(stmts, fmt.Sprintf("ALTER RANGE default CONFIGURE ZONE USING gc.ttlseconds = %d;", s.GCTTLSeconds))
+	}
 	if l := f.p.License; l != nil {
 		stmts = append(stmts, fmt.Sprintf("SET CLUSTER SETTING cluster.organization = %s;", sqlLiteral(l.Organization)))
 	}

@@ -47,16 +47,19 @@ func (f cockroachFlavor) runOrder(h plan.Host) []int {
 	return out
 }
 
-// affinityWorkers is the --workers workload host h must pass from v25.1
-// when it runs a subset of the partitions: 10 terminals (TPC-C 4.2.2)
-// per active warehouse of its own partitions, as the workload README of
-// that release computes them. It is 0 (the flag left out) when the plan
-// sets workers itself, before v25.1, or when the host runs every
-// partition.
-func (f cockroachFlavor) affinityWorkers(h plan.Host, active int) int {
+// affinityShare is the number of active warehouses of workload host h's
+// own partitions, when from v25.1 it must size its run to them: workload
+// makes --workers workers cycling over the host's own warehouses (default
+// every active warehouse x 10, the whole cluster's) and opens --conns
+// connections (default every active warehouse x 2), so a host running a
+// subset of the partitions passes both for its share, as that release's
+// workload README computes them. It is 0 (the flags left out) when the
+// plan sets workers or conns itself, before v25.1, or when the host runs
+// every partition.
+func (f cockroachFlavor) affinityShare(h plan.Host, active int) int {
 	t := f.p.TPCC
 	v, known := f.p.CockroachRelease()
-	if !known || !v.URLPerAffinity() || t.Workers > 0 || t.Partitions < 2 || len(h.Partitions) == 0 || len(h.Partitions) == t.Partitions {
+	if !known || !v.URLPerAffinity() || t.Workers > 0 || t.Conns > 0 || t.Partitions < 2 || len(h.Partitions) == 0 || len(h.Partitions) == t.Partitions {
 		return 0
 	}
 	parts, err := tpcc.NewPartitions(t.Warehouses, active, t.Partitions)
@@ -68,9 +71,13 @@ func (f cockroachFlavor) affinityWorkers(h plan.Host, active int) int {
 		lo, hi := parts.ActiveBounds(p)
 		n += hi - lo
 	}
-	return n * terminalsPerWarehouse
+	return n
 }
 
-// terminalsPerWarehouse is TPC-C's 10 terminals per warehouse, one per
-// district (clause 4.2.2); workload's numWorkersPerWarehouse.
-const terminalsPerWarehouse = 10
+// Workers and connections per warehouse: TPC-C's 10 terminals, one per
+// district (clause 4.2.2), workload's NumWorkersPerWarehouse; and
+// workload's numConnsPerWarehouse.
+const (
+	terminalsPerWarehouse = 10
+	connsPerWarehouse     = 2
+)

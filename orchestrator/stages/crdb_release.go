@@ -21,6 +21,8 @@ type nodeRelease interface {
 	// stop is the step that stops node h (a running one; a stopped one
 	// is left alone, so a resumed swap repeats nothing).
 	stop(f cockroachFlavor, h plan.Host) Step
+	// teardown is the step that stops node h for good.
+	teardown(f cockroachFlavor, h plan.Host) Step
 	// internals are the statements a session runs before it reads
 	// crdb_internal (the replication wait).
 	internals() []string
@@ -45,6 +47,13 @@ func (quitRelease) logFlags(plan.Host) []string { return nil }
 func (quitRelease) stop(f cockroachFlavor, h plan.Host) Step {
 	return Step{Host: h.Name, Kind: Exec, What: "stop node",
 		Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbStopScript, "sh", h.Dir + "/cockroach.pid", f.bin(), "quit", "--insecure", "--host=" + hostPort(h)}}}
+}
+
+// teardown signals the node (SIGTERM, SIGKILL after teardownGrace):
+// `cockroach quit` would wait for a drain teardown does not need.
+func (quitRelease) teardown(_ cockroachFlavor, h plan.Host) Step {
+	return Step{Host: h.Name, Kind: Exec, What: "stop node",
+		Cmd: remote.Cmd{Args: []string{"sh", "-c", pidStopScript, "sh", h.Dir + "/cockroach.pid", teardownGrace}}}
 }
 
 func (quitRelease) internals() []string { return nil }
@@ -80,6 +89,9 @@ func (r drainRelease) stop(f cockroachFlavor, h plan.Host) Step {
 		f.bin(), "node", "drain", "--self", "--insecure", "--host=" + hostPort(h)}
 	return Step{Host: h.Name, Kind: Exec, What: "drain and stop node", Cmd: remote.Cmd{Args: args}}
 }
+
+// teardown drains too: the documented shutdown of a v20.2+ node.
+func (r drainRelease) teardown(f cockroachFlavor, h plan.Host) Step { return r.stop(f, h) }
 
 func (r drainRelease) internals() []string {
 	if r.v.AtLeast(25, 4) {

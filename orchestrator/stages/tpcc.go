@@ -215,8 +215,8 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		if w := rd.Workers(p); w > 0 {
 			args = append(args, "--workers", strconv.Itoa(w))
 		} else if crdb && workload {
-			if w := cf.affinityWorkers(h, rd.ActiveWarehouses(p)); w > 0 {
-				args = append(args, "--workers", strconv.Itoa(w)) // v25.1+ (crdb_affinity.go)
+			if n := cf.affinityShare(h, rd.ActiveWarehouses(p)); n > 0 { // v25.1+ (crdb_affinity.go)
+				args = append(args, "--workers", strconv.Itoa(n*terminalsPerWarehouse), "--conns", strconv.Itoa(n*connsPerWarehouse))
 			}
 		}
 		if p.TPCC.Conns > 0 {
