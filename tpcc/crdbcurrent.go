@@ -15,10 +15,13 @@ import (
 // interleaved, which v21.1 sent, is gone. A flag the server does not
 // know fails the IMPORT, so the set is exact, not a superset.
 func currentGeneratorFlags(o ImportOptions) url.Values {
-	return url.Values{
-		"families":   {"false"},
-		"fks":        {strconv.FormatBool(o.FKs)},
-		"seed":       {strconv.FormatUint(o.Seed, 10)},
-		"warehouses": {strconv.Itoa(o.Warehouses)},
-	}
+	v := currentSourceFlags()
+	v.Set("fks", strconv.FormatBool(o.FKs))
+	v.Set("seed", strconv.FormatUint(o.Seed, 10))
+	v.Set("warehouses", strconv.Itoa(o.Warehouses))
+	return v
 }
+
+// currentSourceFlags are the v25.1+ generator flags beyond fks, seed and
+// warehouses, with workload's defaults.
+func currentSourceFlags() url.Values { return url.Values{"families": {"false"}} }

@@ -63,12 +63,8 @@ func init() {
 // workloadInstall puts the workload binary and the addrs file (every
 // node's URL, in node order) on workload host h.
 func (c *compiler) workloadInstall(st *Stage, h plan.Host) {
-	if b := c.p.Binaries.Workload; b != nil {
-		st.add(installBinary(h, *b, h.Dir+"/workload", false)...)
-	} else {
-		// The release's own `cockroach workload` (v20.2+ recipes).
-		st.add(installBinary(h, c.p.Binaries.Database, h.Dir+"/cockroach", false)...)
-	}
+	b, file := workloadBinary(c.p)
+	st.add(installBinary(h, b, h.Dir+"/"+file, false)...)
 	args := []string{"sh", "-c", writeAddrsScript, "sh", h.Dir + "/" + addrsFile}
 	order := make([]int, len(c.p.Nodes))
 	for i := range order {
@@ -83,13 +79,23 @@ func (c *compiler) workloadInstall(st *Stage, h plan.Host) {
 	st.add(Step{Host: h.Name, Kind: Exec, What: "write the addrs file", Cmd: remote.Cmd{Args: args}})
 }
 
-// workloadBin is the workload command on a workload host: the plan's
-// workload binary, or the database binary's `cockroach workload`.
-func workloadBin(p *plan.Plan) []string {
+// workloadBinary is the file workload runs from on a workload host:
+// binaries.workload when the plan gives one, else the cluster's own
+// cockroach binary (`cockroach workload`, as the v20.2+ recipes run it).
+func workloadBinary(p *plan.Plan) (b plan.Binary, file string) {
 	if p.Binaries.Workload != nil {
-		return []string{"./workload"}
+		return *p.Binaries.Workload, "workload"
 	}
-	return []string{"./cockroach", "workload"}
+	return p.Binaries.Database, "cockroach"
+}
+
+// workloadCommand is the argv of a workload subcommand: `./workload
+// run ...` or `./cockroach workload run ...`.
+func workloadCommand(p *plan.Plan, sub ...string) []string {
+	if _, file := workloadBinary(p); file == "cockroach" {
+		return append([]string{"./cockroach", "workload"}, sub...)
+	}
+	return append([]string{"./workload"}, sub...)
 }
 
 // workloadImport is the recipe's `./workload fixtures import tpcc
@@ -98,7 +104,7 @@ func (f cockroachFlavor) workloadImport(st *Stage) {
 	p := f.p
 	t := p.TPCC
 	h := p.Workload[0]
-	args := append(workloadBin(p), "fixtures", "import", "tpcc")
+	args := workloadCommand(p, "fixtures", "import", "tpcc")
 	partitionHere := t.Partitions > 1 && !slices.Contains(p.Stages, "partition")
 	if partitionHere {
 		args = append(args, "--partitions", strconv.Itoa(t.Partitions))
@@ -127,7 +133,7 @@ func (f cockroachFlavor) workloadPartition(st *Stage) {
 	p := f.p
 	t := p.TPCC
 	h := p.Workload[0]
-	args := append(workloadBin(p), "run", "tpcc", "--partitions", strconv.Itoa(t.Partitions))
+	args := append(workloadCommand(p, "run", "tpcc"), "--partitions", strconv.Itoa(t.Partitions))
 	args = append(args, f.partitionFlags()...)
 	args = append(args, "--warehouses", strconv.Itoa(t.Warehouses), "--duration", t.PartitionRun.String(), "--ramp", "1ms",
 		workloadURL(p.Nodes[0]))
