@@ -159,6 +159,8 @@ func generatorFlags(o ImportOptions) (url.Values, error) {
 		v.Set("deprecated-fk-indexes", "false")
 		v.Set("families", "false")
 		v.Set("replicate-static-columns", strconv.FormatBool(o.ReplicateStaticColumns))
+	case o.Version.AtLeast(25, 1):
+		return currentGeneratorFlags(o), nil // crdbcurrent.go
 	default:
 		return nil, fmt.Errorf("import: benchrig does not know the tpcc generator flags of CockroachDB %s (an unknown flag fails the IMPORT); pass them with --generator-flags, or use driver: workload", o.Version)
 	}

@@ -156,6 +156,9 @@ type Settings struct {
 	// partitioning.
 	ImportReplicas int `yaml:"import_replicas"`
 	Replicas       int `yaml:"replicas"`
+	// GCTTLSeconds, if set, is the default range's gc.ttlseconds (the
+	// v20.2+ large recipe's 600), set before the import.
+	GCTTLSeconds int `yaml:"gc_ttl_seconds"`
 
 	ordered []Setting
 }
@@ -223,6 +226,9 @@ type TPCC struct {
 	// --partition-strategy and --zones.
 	PartitionStrategy string   `yaml:"partition_strategy"`
 	Zones             []string `yaml:"zones"`
+	// ReplicateStaticColumns is workload's --replicate-static-columns
+	// (v20.2+): district and warehouse replicas pinned to each rack.
+	ReplicateStaticColumns bool `yaml:"replicate_static_columns"`
 }
 
 // Import says how the import stage loads the data.

@@ -156,6 +156,7 @@ func validate(ps *problems, p *Plan) {
 	validateSettings(ps, p)
 	validateLicense(ps, p)
 	validateLocalFiles(ps, p)
+	validateRelease(ps, p) // crdbrelease.go
 	switch p.Benchmark {
 	case "tpcc":
 		validateTPCC(ps, p, hostsOK)

@@ -76,6 +76,7 @@ func (f cockroachFlavor) startArgs(h plan.Host) []string {
 	if h.Rack >= 0 {
 		args = append(args, "--locality=rack="+strconv.Itoa(h.Rack))
 	}
+	args = append(args, releaseOf(f.p).logFlags(h)...)
 	return append(args, "--background")
 }
 
@@ -138,6 +139,9 @@ func (f cockroachFlavor) configure(st *Stage) {
 	for _, kv := range s.Ordered() {
 		stmts = append(stmts, fmt.Sprintf("SET CLUSTER SETTING %s = %s;", kv.Name, sqlValue(kv.Value)))
 	}
+	if s.GCTTLSeconds > 0 {
+		stmts = append(stmts, fmt.Sprintf("ALTER RANGE default CONFIGURE ZONE USING gc.ttlseconds = %d;", s.GCTTLSeconds))
+	}
 	if l := f.p.License; l != nil {
 		stmts = append(stmts, fmt.Sprintf("SET CLUSTER SETTING cluster.organization = %s;", sqlLiteral(l.Organization)))
 	}
@@ -169,35 +173,13 @@ func (f cockroachFlavor) urls() []string {
 
 func (f cockroachFlavor) initFlags() []string { return nil }
 
-// runURLs are the URLs workload host h runs against. Up to v24.x
-// workload has URL j serve partition j % P and node i sits in rack
-// i % racks (roachprod's --racks, plan Normalize's default), so every
-// host gets the recipe's addrs file: all nodes in order, and partition p's
-// terminals talk to rack p's nodes. From v25.1 URL j serves affinity[j]:
-// a host driving several partitions then gets those partitions' racks'
-// nodes interleaved in its affinity order (k-th node of each rack in
-// turn; a rack with fewer nodes repeats its own).
+// runURLs are the URLs workload host h runs against, in runOrder
+// (crdb_affinity.go).
 func (f cockroachFlavor) runURLs(h plan.Host) []string {
 	all := f.urls()
-	v, known := f.p.CockroachRelease()
-	if !known || !v.URLPerAffinity() || f.p.TPCC.Partitions == 0 || len(h.Partitions) < 2 || f.p.Racks() == 0 {
-		return all
-	}
-	byRack := map[int][]string{}
-	most := 0
-	for i, n := range f.p.Nodes {
-		byRack[n.Rack] = append(byRack[n.Rack], all[i])
-		most = max(most, len(byRack[n.Rack]))
-	}
 	var out []string
-	for k := 0; k < most; k++ {
-		for _, part := range h.Partitions {
-			nodes := byRack[part]
-			if len(nodes) == 0 {
-				return all // validation pins partitions to existing racks
-			}
-			out = append(out, nodes[k%len(nodes)])
-		}
+	for _, i := range f.runOrder(h) {
+		out = append(out, all[i])
 	}
 	return out
 }
@@ -223,6 +205,9 @@ func (f cockroachFlavor) partitionFlags() []string {
 	if len(t.Zones) > 0 {
 		out = append(out, "--zones", strings.Join(t.Zones, ","))
 	}
+	if t.ReplicateStaticColumns {
+		out = append(out, "--replicate-static-columns")
+	}
 	return out
 }
 
@@ -241,7 +226,7 @@ func (f cockroachFlavor) partitionShows() string {
 	}
 	strategy, _ := tpcc.ParsePartitionStrategy(t.PartitionStrategy) // validated
 	stmts, err := tpcc.WorkloadPartitionStatements(tpcc.PartitionOptions{Version: v, Parts: parts, Strategy: strategy,
-		Zones: t.Zones, FKIndexes: v.FKIndexes()})
+		Zones: t.Zones, FKIndexes: v.FKIndexes(), ReplicateStaticColumns: t.ReplicateStaticColumns})
 	if err != nil {
 		return "-- " + err.Error()
 	}
@@ -274,10 +259,19 @@ func (f cockroachFlavor) partition(st *Stage, c *compiler) {
 			Shows: f.partitionShows()})
 	}
 	st.then()
-	replicas := max(p.Settings.Replicas, 3)
+	f.waitReplicated(st)
+}
+
+// waitReplicated waits until up-replication and partitioning have
+// settled: every range has its replicas and no store's replicate queue
+// has work, four polls in a row.
+func (f cockroachFlavor) waitReplicated(st *Stage) {
+	n := f.p.Nodes[0]
+	replicas := max(f.p.Settings.Replicas, 3)
+	stmts := append(releaseOf(f.p).internals(), tpcc.ReplicationSettledSQL(replicas))
 	st.add(Step{Host: n.Name, Kind: Wait, What: "wait for up-replication and partitioning",
 		Poll: 30 * time.Second, Timeout: 4 * time.Hour, Settle: 4,
-		Cmd: f.sql(n, tpcc.ReplicationSettledSQL(replicas))})
+		Cmd: f.sql(n, stmts...)})
 }
 
 // importStatements loads the data as `workload fixtures import tpcc`
@@ -308,6 +302,10 @@ func (f cockroachFlavor) importStatements(st *Stage) {
 	st.add(Step{Host: h.Name, Kind: Job, What: "import the TPC-C tables (IMPORT from workload:// sources)",
 		JobName: "import", JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: args},
 		Shows: f.importShows(partitionHere)})
+	if partitionHere {
+		st.then()
+		f.waitReplicated(st)
+	}
 }
 
 // importShows lists what `benchrig tpcc import` will issue: the
@@ -323,7 +321,7 @@ func (f cockroachFlavor) importShows(partition bool) string {
 	o := tpcc.ImportOptions{Version: v, DB: t.Database, Warehouses: t.Warehouses, Seed: 1, FKs: true,
 		Nodes: len(f.p.Nodes), FilesPerNode: t.Import.FilesPerNode, InjectStats: true, Schema: tpcc.ImportSchema(v, true)}
 	if partition {
-		o.Partitions, o.Zones = t.Partitions, t.Zones
+		o.Partitions, o.Zones, o.ReplicateStaticColumns = t.Partitions, t.Zones, t.ReplicateStaticColumns
 		o.Strategy, _ = tpcc.ParsePartitionStrategy(t.PartitionStrategy)
 	}
 	ip, err := tpcc.PlanImport(o)
@@ -338,9 +336,7 @@ func (f cockroachFlavor) importShows(partition bool) string {
 // new one, start with the same command, wait until the node serves SQL.
 func (f cockroachFlavor) swap(st *Stage) {
 	for _, h := range f.p.Nodes {
-		st.Steps = append(st.Steps,
-			Step{Host: h.Name, Kind: Exec, What: "stop node",
-				Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbStopScript, "sh", h.Dir + "/cockroach.pid", f.bin(), "quit", "--insecure", "--host=" + hostPort(h)}}},
+		st.Steps = append(st.Steps, releaseOf(f.p).stop(f, h),
 			Step{Host: h.Name, Kind: Exec, What: "keep the old binary",
 				Cmd: remote.Cmd{Args: f.sudo("mv", "--", f.bin(), f.bin()+"_old")}},
 		)

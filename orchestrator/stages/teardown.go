@@ -85,8 +85,7 @@ func (c *compiler) teardown(st *Stage) error {
 			st.add(Step{Host: h.Name, Kind: Exec, What: "stop node",
 				Cmd: remote.Cmd{Args: []string{"sh", "-c", pgStopScript, "sh", p.Binaries.Database.Host, h.Store}}})
 		case plan.Cockroach:
-			st.add(Step{Host: h.Name, Kind: Exec, What: "stop node",
-				Cmd: remote.Cmd{Args: []string{"sh", "-c", pidStopScript, "sh", h.Dir + "/cockroach.pid", teardownGrace}}})
+			st.add(releaseOf(p).teardown(cockroachFlavor{p}, h))
 		}
 	}
 	if !c.opt.Wipe {

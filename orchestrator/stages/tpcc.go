@@ -187,7 +187,7 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 	for i, h := range p.Workload {
 		args := []string{"./benchrig", "tpcc", "run"}
 		if workload {
-			args = []string{"./workload", "run", "tpcc"}
+			args = workloadCommand(p, "run", "tpcc")
 		} else if crdb {
 			args = append(args, cf.versionFlags()...)
 		}
@@ -214,6 +214,10 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		}
 		if w := rd.Workers(p); w > 0 {
 			args = append(args, "--workers", strconv.Itoa(w))
+		} else if crdb && workload {
+			if n := cf.affinityShare(h, rd.ActiveWarehouses(p)); n > 0 { // v25.1+ (crdb_affinity.go)
+				args = append(args, "--workers", strconv.Itoa(n*terminalsPerWarehouse), "--conns", strconv.Itoa(n*connsPerWarehouse))
+			}
 		}
 		if p.TPCC.Conns > 0 {
 			args = append(args, "--conns", strconv.Itoa(p.TPCC.Conns))

@@ -63,12 +63,39 @@ func init() {
 // workloadInstall puts the workload binary and the addrs file (every
 // node's URL, in node order) on workload host h.
 func (c *compiler) workloadInstall(st *Stage, h plan.Host) {
-	st.add(installBinary(h, *c.p.Binaries.Workload, h.Dir+"/workload", false)...)
+	b, file := workloadBinary(c.p)
+	st.add(installBinary(h, b, h.Dir+"/"+file, false)...)
 	args := []string{"sh", "-c", writeAddrsScript, "sh", h.Dir + "/" + addrsFile}
-	for _, n := range c.p.Nodes {
-		args = append(args, workloadURL(n))
+	order := make([]int, len(c.p.Nodes))
+	for i := range order {
+		order[i] = i
+	}
+	if cf, ok := c.f.(cockroachFlavor); ok {
+		order = cf.runOrder(h) // per host from v25.1 (crdb_affinity.go)
+	}
+	for _, i := range order {
+		args = append(args, workloadURL(c.p.Nodes[i]))
 	}
 	st.add(Step{Host: h.Name, Kind: Exec, What: "write the addrs file", Cmd: remote.Cmd{Args: args}})
+}
+
+// workloadBinary is the file workload runs from on a workload host:
+// binaries.workload when the plan gives one, else the cluster's own
+// cockroach binary (`cockroach workload`, as the v20.2+ recipes run it).
+func workloadBinary(p *plan.Plan) (b plan.Binary, file string) {
+	if p.Binaries.Workload != nil {
+		return *p.Binaries.Workload, "workload"
+	}
+	return p.Binaries.Database, "cockroach"
+}
+
+// workloadCommand is the argv of a workload subcommand: `./workload
+// run ...` or `./cockroach workload run ...`.
+func workloadCommand(p *plan.Plan, sub ...string) []string {
+	if _, file := workloadBinary(p); file == "cockroach" {
+		return append([]string{"./cockroach", "workload"}, sub...)
+	}
+	return append([]string{"./workload"}, sub...)
 }
 
 // workloadImport is the recipe's `./workload fixtures import tpcc
@@ -77,7 +104,7 @@ func (f cockroachFlavor) workloadImport(st *Stage) {
 	p := f.p
 	t := p.TPCC
 	h := p.Workload[0]
-	args := []string{"./workload", "fixtures", "import", "tpcc"}
+	args := workloadCommand(p, "fixtures", "import", "tpcc")
 	partitionHere := t.Partitions > 1 && !slices.Contains(p.Stages, "partition")
 	if partitionHere {
 		args = append(args, "--partitions", strconv.Itoa(t.Partitions))
@@ -93,6 +120,12 @@ func (f cockroachFlavor) workloadImport(st *Stage) {
 	args = append(args, workloadURL(p.Nodes[0]))
 	st.add(Step{Host: h.Name, Kind: Job, What: "workload fixtures import tpcc", JobName: "import", JobDir: h.Dir + "/jobs",
 		Cmd: remote.Cmd{Dir: h.Dir, Args: args}, Shows: f.importShows(partitionHere)})
+	if partitionHere {
+		// The import partitioned: the recipe waits for up-replication
+		// and partitioning before it runs.
+		st.then()
+		f.waitReplicated(st)
+	}
 }
 
 // workloadPartition is the recipe's short partitioning run.
@@ -100,7 +133,7 @@ func (f cockroachFlavor) workloadPartition(st *Stage) {
 	p := f.p
 	t := p.TPCC
 	h := p.Workload[0]
-	args := []string{"./workload", "run", "tpcc", "--partitions", strconv.Itoa(t.Partitions)}
+	args := append(workloadCommand(p, "run", "tpcc"), "--partitions", strconv.Itoa(t.Partitions))
 	args = append(args, f.partitionFlags()...)
 	args = append(args, "--warehouses", strconv.Itoa(t.Warehouses), "--duration", t.PartitionRun.String(), "--ramp", "1ms",
 		workloadURL(p.Nodes[0]))

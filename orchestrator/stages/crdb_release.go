@@ -1,0 +1,121 @@
+package stages
+
+import (
+	"strconv"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc"
+)
+
+// nodeRelease is what the cockroach flavor's node commands take from the
+// cluster's release: how a node logs, how it is stopped for a binary
+// swap, and what a session must say before reading crdb_internal. It is
+// chosen once per plan (releaseOf); the stages ask it and never test a
+// version themselves. The workload's own version switches (generator,
+// IMPORT INTO, item replica names, affinity mapping) stay on
+// tpcc.Version, which the statements are built from.
+type nodeRelease interface {
+	// logFlags are `cockroach start`'s logging flags for node h.
+	logFlags(h plan.Host) []string
+	// stop is the step that stops node h (a running one; a stopped one
+	// is left alone, so a resumed swap repeats nothing).
+	stop(f cockroachFlavor, h plan.Host) Step
+	// teardown is the step that stops node h for good.
+	teardown(f cockroachFlavor, h plan.Host) Step
+	// internals are the statements a session runs before it reads
+	// crdb_internal (the replication wait).
+	internals() []string
+}
+
+// releaseOf picks the plan's nodeRelease: without a known release, the
+// v20.1 recipes' commands, as before releases were told apart.
+func releaseOf(p *plan.Plan) nodeRelease {
+	v, ok := p.CockroachRelease()
+	if !ok || !v.AtLeast(20, 2) {
+		return quitRelease{}
+	}
+	return drainRelease{v: v}
+}
+
+// quitRelease is up to v20.1: `cockroach quit` stops a node (deprecated
+// in v20.2, removed in v22.2), logs go to the store's logs directory.
+type quitRelease struct{}
+
+func (quitRelease) logFlags(plan.Host) []string { return nil }
+
+func (quitRelease) stop(f cockroachFlavor, h plan.Host) Step {
+	return Step{Host: h.Name, Kind: Exec, What: "stop node",
+		Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbStopScript, "sh", h.Dir + "/cockroach.pid", f.bin(), "quit", "--insecure", "--host=" + hostPort(h)}}}
+}
+
+// teardown signals the node (SIGTERM, SIGKILL after teardownGrace):
+// `cockroach quit` would wait for a drain teardown does not need.
+func (quitRelease) teardown(_ cockroachFlavor, h plan.Host) Step {
+	return Step{Host: h.Name, Kind: Exec, What: "stop node",
+		Cmd: remote.Cmd{Args: []string{"sh", "-c", pidStopScript, "sh", h.Dir + "/cockroach.pid", teardownGrace}}}
+}
+
+func (quitRelease) internals() []string { return nil }
+
+// drainRelease is v20.2 on: `cockroach node drain --self` moves the
+// node's leases and SQL clients away, then the process gets SIGTERM and,
+// if it has not exited within drainGrace, SIGKILL (the documented node
+// shutdown; `cockroach quit` no longer exists from v22.2). From v21.1 a
+// node takes its logging as YAML in --log; from v25.4 crdb_internal is
+// an "unsafe internal", readable while allow_unsafe_internals is on.
+type drainRelease struct{ v tpcc.Version }
+
+// drainGrace bounds the wait for a drained node to exit after SIGTERM:
+// the documentation's systemd unit gives it 60 seconds
+// (TimeoutStopSec=60) before SIGKILL.
+const drainGrace = 60
+
+func (r drainRelease) logFlags(h plan.Host) []string {
+	if !r.v.AtLeast(21, 1) {
+		return nil
+	}
+	dir, err := remote.YAMLQuote(h.Dir + "/logs")
+	if err != nil {
+		// Host directories are validated as plain paths; this is never
+		// reached, and the node then logs to its store's logs directory.
+		return nil
+	}
+	return []string{"--log=file-defaults: {dir: " + dir + "}"}
+}
+
+func (r drainRelease) stop(f cockroachFlavor, h plan.Host) Step {
+	args := []string{"sh", "-c", crdbDrainScript, "sh", h.Dir + "/cockroach.pid", strconv.Itoa(drainGrace),
+		f.bin(), "node", "drain", "--self", "--insecure", "--host=" + hostPort(h)}
+	return Step{Host: h.Name, Kind: Exec, What: "drain and stop node", Cmd: remote.Cmd{Args: args}}
+}
+
+// teardown drains too: the documented shutdown of a v20.2+ node.
+func (r drainRelease) teardown(f cockroachFlavor, h plan.Host) Step { return r.stop(f, h) }
+
+func (r drainRelease) internals() []string {
+	if r.v.AtLeast(25, 4) {
+		return []string{"SET allow_unsafe_internals = on"}
+	}
+	return nil
+}
+
+// crdbDrainScript stops a running node as the documentation's node
+// shutdown does: drain it (the command after the pid file and the grace
+// seconds), then SIGTERM, then SIGKILL once grace seconds have passed. A
+// failed drain (a node already unhealthy) does not keep the node up: the
+// swap must replace its binary either way. A node that is not running
+// is left alone, so a resumed swap repeats nothing.
+const crdbDrainScript = `pidf=$1 grace=$2; shift 2
+if ! { [ -f "$pidf" ] && pid=$(cat "$pidf") && kill -0 "$pid" 2>/dev/null; }; then echo "not running"; exit 0; fi
+"$@" || echo "drain failed (exit $?); stopping the node anyway"
+kill -TERM "$pid" 2>/dev/null
+i=0
+while kill -0 "$pid" 2>/dev/null; do
+  if [ "$i" -ge "$grace" ]; then echo "pid $pid still running ${grace}s after SIGTERM: SIGKILL"; kill -KILL "$pid" 2>/dev/null; sleep 1; break; fi
+  sleep 1; i=$((i+1))
+done
+if kill -0 "$pid" 2>/dev/null; then echo "pid $pid survived SIGKILL" >&2; exit 1; fi
+echo "stopped"`
+
+func init() { scriptNames[crdbDrainScript] = "crdb-drain" }
