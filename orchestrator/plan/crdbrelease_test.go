@@ -18,7 +18,7 @@ func TestRelease(t *testing.T) {
 		return append(version(v, ""), "", "settings:\n  cluster:\n    "+name+": 1\n")
 	}
 	license := []string{"", "license: {organization: Example, key: {env: BENCHRIG_TEST_RELEASE_LICENSE}}\n"}
-	t.Setenv("BENCHRIG_TEST_RELEASE_LICENSE", "k")
+	t.Setenv("BENCHRIG_TEST_RELEASE_LICENSE", "crl-0-dGVzdA")
 	for _, tt := range []struct {
 		name  string
 		edits []string

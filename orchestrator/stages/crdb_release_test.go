@@ -115,7 +115,7 @@ tpcc:
   duration: 1m
 stages: [start, run, teardown]
 `
-	t.Setenv("BENCHRIG_RELEASE_TEST_LICENSE", "k")
+	t.Setenv("BENCHRIG_RELEASE_TEST_LICENSE", "crl-0-dGVzdA")
 	p, err := plan.ParsePlan("/plans/r.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 // (--partition-affinity with --workers and --conns per host), the page's
 // settings and zone change, and the licence hidden.
 func TestLargeV254DryRun(t *testing.T) {
-	const secret = "crl-0-THE-LICENCE-KEY"
+	const secret = "crl-0-VEhFTElDRU5DRUtFWQ"
 	t.Setenv("COCKROACH_LICENSE", secret)
 	out, rec := dryRun(t, "../../plans/tpcc-v25.4-large.yaml")
 	text := string(out)
