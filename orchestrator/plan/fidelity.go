@@ -68,6 +68,15 @@ func (p *Plan) CockroachRelease() (v tpcc.Version, ok bool) {
 	return v, err == nil
 }
 
+// CockroachBuild is the plan's CockroachDB release with its patch level
+// (cockroach-v20.1.17 -> v20.1.17; a plan saying only v20.1 gives the
+// patch level unknown), which picks workload's behaviour per patch
+// (tpcc.Build.Release); ok is false as for CockroachRelease.
+func (p *Plan) CockroachBuild() (b tpcc.Build, ok bool) {
+	b, err := tpcc.ParseBuild(p.TPCC.CockroachVersion)
+	return b, err == nil
+}
+
 // zoneName is what workload accepts in --zones (a locality value).
 var zoneName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
@@ -88,9 +97,6 @@ func validateFidelity(ps *problems, p *Plan) {
 	case DriverWorkload:
 		if p.Flavor != Cockroach {
 			ps.at(p.node(&t.Driver), "tpcc.driver: workload runs against CockroachDB only (the cockroach flavor)")
-		}
-		if p.Binaries.Workload == nil {
-			ps.at(p.node(&t.Driver), "tpcc.driver: workload needs binaries.workload (the official workload binary, with its sha256)")
 		}
 		if t.Import.Method == ImportCopy {
 			ps.at(p.node(&t.Import.Method), "tpcc.import.method: copy is benchrig's loader; with driver: workload the import is workload fixtures import")

@@ -48,7 +48,6 @@ func TestFidelityValidate(t *testing.T) {
 		{"hosts", Postgres, tpcc("  import: {hosts: some}\n"), "tpcc.import.hosts: want all or first"},
 		{"files per node", Cockroach, tpcc("  import: {files_per_node: 5000}\n"), "tpcc.import.files_per_node: 5000 is outside 1..1000"},
 		{"driver", Cockroach, tpcc("  driver: k6\n"), "tpcc.driver: want benchrig or workload"},
-		{"workload without binary", Cockroach, tpcc("  driver: workload\n"), "tpcc.driver: workload needs binaries.workload"},
 		{"workload on postgres", Postgres, tpcc("  driver: workload\n"), "workload runs against CockroachDB only"},
 		{"workload binary without digest", Cockroach, []string{"binaries:\n", "binaries:\n  workload: {url: https://example.invalid/workload}\n"}, "binaries.workload: a url needs sha256"},
 		{"strategy", Cockroach, tpcc("  partition_strategy: random\n"), "tpcc.partition_strategy: unknown partition strategy"},

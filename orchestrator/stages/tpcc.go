@@ -187,7 +187,7 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 	for i, h := range p.Workload {
 		args := []string{"./benchrig", "tpcc", "run"}
 		if workload {
-			args = []string{"./workload", "run", "tpcc"}
+			args = workloadCommand(p, "run", "tpcc")
 		} else if crdb {
 			args = append(args, cf.versionFlags()...)
 		}
