@@ -14,7 +14,9 @@ import (
 // TestTpccImportDryRun is the 100k plan's import as `benchrig tpcc import
 // --dry-run` prints it: nine IMPORTs of 81 nodes' workload:// sources
 // (82 where the batches do not divide by 81, as workload cuts them),
-// generator 2.1.0, the FKs, replicated_idx_0..26 (v20.1's name) and the estimate.
+// v20.1.17's generator 2.2.0 with deprecated-fk-indexes=true, the FKs,
+// "order"@order_idx but no FK index partitioned, replicated_idx_0..26
+// (v20.1's name) and the estimate.
 func TestTpccImportDryRun(t *testing.T) {
 	o := tpccImportOptions{warehouses: 100000, db: "tpcc", seed: 1, fks: true, filesPerNode: 1, nodes: 81,
 		version: "v20.1.17", injectStats: true, partitions: 27, strategy: "replication", dataLoader: "IMPORT", dryRun: true}

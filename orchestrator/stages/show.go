@@ -133,7 +133,10 @@ func showFidelity(w io.Writer, p *plan.Plan) {
 	fmt.Fprintf(w, "import: %s\n", how)
 	driver := "benchrig (embedded driver)"
 	if t.Driver == plan.DriverWorkload {
-		driver = "workload (binaries.workload, the recipe's own commands)"
+		driver = "workload (the cluster's own binary as `cockroach workload`, the recipe's own commands)"
+		if p.Binaries.Workload != nil {
+			driver = "workload (binaries.workload, the recipe's own commands)"
+		}
 	}
 	fmt.Fprintf(w, "driver: %s\n", driver)
 	if t.Partitions > 0 && p.Flavor == plan.Cockroach {
