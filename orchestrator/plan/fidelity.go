@@ -86,7 +86,7 @@ func validateFidelity(ps *problems, p *Plan) {
 		// Unknown (not in the binary's name, not given), the driver asks
 		// the server at run time and the dry-run says it cannot list the
 		// release's statements.
-		if _, err := tpcc.ParseVersion(t.CockroachVersion); t.CockroachVersion != "" && err != nil {
+		if _, err := tpcc.ParseBuild(t.CockroachVersion); t.CockroachVersion != "" && err != nil {
 			ps.at(p.node(&t.CockroachVersion), "tpcc.cockroach_version: %v", err)
 		}
 	} else if t.CockroachVersion != "" {
