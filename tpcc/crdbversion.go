@@ -40,9 +40,11 @@ func (v Version) AtLeast(major, minor int) bool {
 	return v.Major > major || v.Major == major && v.Minor >= minor
 }
 
-// Generator is the version of workload's tpcc generator built into the
-// release (its Meta.Version), which a workload:// source must name:
-// 2.1.0 up to v20.1, 2.2.0 from v20.2 (cockroach.md §4.1).
+// Generator is the tpcc generator of the release's first patch (its
+// Meta.Version): 2.1.0 up to v20.1, 2.2.0 from v20.2. It decides the
+// schema layout of benchrig's own loader (the FK indexes every v20.1
+// patch needs). What a workload:// source must name depends on the patch
+// level (v20.1.9 carries 2.2.0): use Build.Release().Generator there.
 func (v Version) Generator() string {
 	if v.AtLeast(20, 2) {
 		return "2.2.0"
@@ -78,6 +80,74 @@ func NodeCountQuery(v Version) string {
 		return `SELECT count(1) FROM system.sql_instances WHERE addr IS NOT NULL`
 	}
 	return `SELECT count(node_id) FROM "".crdb_internal.gossip_liveness`
+}
+
+// Build is a CockroachDB binary's release down to its patch level:
+// workload's behaviour changed within v20.1 (generator 2.2.0 and the
+// partitioning fix in v20.1.9, statistics for all tables in v20.1.7), so
+// the import and partitioning key on it (Release). Patch is -1 when not
+// known (a plan naming "v20.1"): the release's newest patch is assumed.
+// The zero Build is "not given".
+type Build struct {
+	Version
+	Patch int
+}
+
+// BuildOf is v with its patch level unknown.
+func BuildOf(v Version) Build { return Build{v, -1} }
+
+// ParseBuild accepts what ParseVersion does and keeps the patch level
+// ("v20.1.17" -> 17; "v20.1" -> unknown; "v25.1.0-beta.2" -> 0).
+func ParseBuild(s string) (Build, error) {
+	v, err := ParseVersion(s)
+	if err != nil {
+		return Build{}, err
+	}
+	b := BuildOf(v)
+	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(s), "v"), ".", 3)
+	if len(parts) == 3 && !strings.ContainsAny(parts[1], "-+") {
+		t := parts[2]
+		if i := strings.IndexAny(t, "-+"); i >= 0 {
+			t = t[:i]
+		}
+		p, err := strconv.Atoi(t)
+		if err != nil || p < 0 || p > 999 || strconv.Itoa(p) != t {
+			return Build{}, fmt.Errorf("CockroachDB version %q: patch level %q is not a number in [0, 999]", s, parts[2])
+		}
+		b.Patch = p
+	}
+	return b, nil
+}
+
+// Given says whether b was set (the zero Build is not).
+func (b Build) Given() bool { return b.Major > 0 }
+
+// PatchKnown says whether b names its patch level.
+func (b Build) PatchKnown() bool { return b.Patch >= 0 }
+
+func (b Build) String() string {
+	if b.Patch < 0 {
+		return b.Version.String()
+	}
+	return fmt.Sprintf("%s.%d", b.Version, b.Patch)
+}
+
+// atLeast reports b >= major.minor.patch, an unknown patch counting as
+// the newest.
+func (b Build) atLeast(major, minor, patch int) bool {
+	if b.Major != major || b.Minor != minor {
+		return b.AtLeast(major, minor)
+	}
+	return b.Patch < 0 || b.Patch >= patch
+}
+
+// DetectBuild asks the server its release with the patch level.
+func DetectBuild(ctx context.Context, db Querier) (Build, error) {
+	var s string
+	if err := db.QueryRow(ctx, VersionQuery).Scan(&s); err != nil {
+		return Build{}, fmt.Errorf("read CockroachDB version: %w", err)
+	}
+	return ParseBuild(s)
 }
 
 // VersionQuery reads the server's release.

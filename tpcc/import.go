@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // This file builds the statements CockroachDB's `workload fixtures import
@@ -58,8 +60,12 @@ func importTables(w int64) []ImportTable {
 
 // ImportOptions are `tpcc import`'s: workload fixtures import's flags.
 type ImportOptions struct {
-	Version    Version // the cluster's release: picks the generator and the statement forms
-	DB         string  // --db (tpcc)
+	Version Version // the cluster's release: picks the statement forms
+	// Build is the cluster's release with its patch level, which picks
+	// the generator, its flags and the statistics (Build.Release); the
+	// zero Build is Version with the patch unknown (the newest).
+	Build      Build
+	DB         string // --db (tpcc)
 	Warehouses int
 	Seed       uint64 // the generator's --seed (1)
 	FKs        bool   // --fks (true)
@@ -77,6 +83,9 @@ type ImportOptions struct {
 	// without the leading --.
 	GeneratorFlags url.Values
 	InjectStats    bool // --inject-stats (true)
+	// StatsCreatedAt stamps the injected statistics (workload: the
+	// moment of the import); zero shows StatsNowPlaceholder.
+	StatsCreatedAt time.Time
 	Split          bool // --split
 	Scatter        bool // --scatter
 	// Partitions > 1 partitions after the load, with Strategy and Zones.
@@ -114,27 +123,26 @@ type ImportPlan struct {
 
 var identRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
+// release is the options' Release: Build's, or Version's with the patch
+// level unknown.
+func (o ImportOptions) release() Release {
+	if o.Build.Given() {
+		return o.Build.Release()
+	}
+	return BuildOf(o.Version).Release()
+}
+
 // generatorFlags returns the flags sent in every source. workload sends
-// every non-RuntimeOnly flag of its generator; the server parses them with
-// its own generator, where an unknown flag fails the IMPORT ("unknown
-// flag: --replicate-static-columns", docs#9774) while a known flag left out
-// takes its default, which is workload's. So the set per release is one
-// the server is known to accept, with the values that matter:
-//
-//   - generator 2.1.0 (up to v20.1): fks, interleaved, seed, warehouses,
-//     exactly v20.1's non-runtime flags (its tpcc.go flag Meta; the conn
-//     flags db, concurrency and method are RuntimeOnly);
-//   - v20.2: the same plus deprecated-fk-indexes (PR #53367, v20.2);
-//     families and replicate-static-columns are left out: docs#9774 shows
-//     a v20.2 server rejecting replicate-static-columns, and families is
-//     not shown to exist there (both default to false anyway);
-//   - v21.1: the seven flags a v21.1-development workload sent in
-//     docs#9774: deprecated-fk-indexes, families, fks, interleaved,
-//     replicate-static-columns, seed, warehouses.
-//
-// Later releases removed some (interleaved) and added others; for them
-// the caller passes GeneratorFlags (warehouses and seed are always set
-// from the options), or uses `driver: workload`.
+// every non-RuntimeOnly flag of its generator with its value; the server
+// parses them with its own generator, where an unknown flag fails the
+// IMPORT ("unknown flag: --replicate-static-columns", docs#9774) while a
+// known flag left out takes its default. The set is the release's
+// (Release.SourceFlags: v20.1.0-.8 fks, interleaved, seed, warehouses;
+// v20.1.9+ adds deprecated-fk-indexes=true; v20.2 the same with false;
+// v21.1 the seven of docs#9774) with fks, seed, warehouses and
+// replicate-static-columns from the options. For releases whose set
+// benchrig does not know the caller passes GeneratorFlags (warehouses and
+// seed are always set from the options), or uses `driver: workload`.
 func generatorFlags(o ImportOptions) (url.Values, error) {
 	if o.GeneratorFlags != nil {
 		v := url.Values{}
@@ -145,24 +153,19 @@ func generatorFlags(o ImportOptions) (url.Values, error) {
 		v.Set("seed", strconv.FormatUint(o.Seed, 10))
 		return v, nil
 	}
-	v := url.Values{
-		"fks":         {strconv.FormatBool(o.FKs)},
-		"interleaved": {"false"},
-		"seed":        {strconv.FormatUint(o.Seed, 10)},
-		"warehouses":  {strconv.Itoa(o.Warehouses)},
+	rel := o.release()
+	if rel.SourceFlags == nil {
+		return nil, fmt.Errorf("import: benchrig does not know the tpcc generator flags of CockroachDB %s (an unknown flag fails the IMPORT); pass them with --generator-flags, or use driver: workload", rel.Build)
 	}
-	switch {
-	case !o.Version.AtLeast(20, 2):
-	case !o.Version.AtLeast(21, 1):
-		v.Set("deprecated-fk-indexes", "false")
-	case !o.Version.AtLeast(21, 2):
-		v.Set("deprecated-fk-indexes", "false")
-		v.Set("families", "false")
+	v := url.Values{}
+	for k, vals := range rel.SourceFlags {
+		v[k] = append([]string(nil), vals...)
+	}
+	v.Set("fks", strconv.FormatBool(o.FKs))
+	v.Set("seed", strconv.FormatUint(o.Seed, 10))
+	v.Set("warehouses", strconv.Itoa(o.Warehouses))
+	if v.Has("replicate-static-columns") {
 		v.Set("replicate-static-columns", strconv.FormatBool(o.ReplicateStaticColumns))
-	case o.Version.AtLeast(25, 1):
-		return currentGeneratorFlags(o), nil // crdbcurrent.go
-	default:
-		return nil, fmt.Errorf("import: benchrig does not know the tpcc generator flags of CockroachDB %s (an unknown flag fails the IMPORT); pass them with --generator-flags, or use driver: workload", o.Version)
 	}
 	return v, nil
 }
@@ -230,7 +233,12 @@ func PlanImport(o ImportOptions) (*ImportPlan, error) {
 		return nil, err
 	}
 	plan := &ImportPlan{Options: o, CreateDatabase: "CREATE DATABASE IF NOT EXISTS " + o.DB}
-	gen := o.Version.Generator()
+	rel := o.release()
+	gen := rel.Generator
+	createdAt := StatsNowPlaceholder
+	if !o.StatsCreatedAt.IsZero() {
+		createdAt = o.StatsCreatedAt.UTC().Round(time.Microsecond).Format(StatsTimeFormat)
+	}
 	for _, t := range importTables(int64(o.Warehouses)) {
 		body, err := o.Schema.CreateBody(t.Name)
 		if err != nil {
@@ -255,13 +263,15 @@ func PlanImport(o ImportOptions) (*ImportPlan, error) {
 		}
 		b.WriteString(`) WITH nullif='NULL'`)
 		ti := TableImport{Table: t.Name, SQL: b.String(), Sources: srcs}
-		if o.InjectStats {
-			if stats := tableStats(t.Name, int64(o.Warehouses), gen); stats != nil {
-				js, err := json.Marshal(stats)
-				if err != nil {
+		if o.InjectStats && rel.HasStats(t.Name) {
+			if stats := tableStats(t.Name, int64(o.Warehouses), createdAt); stats != nil {
+				var js strings.Builder
+				enc := json.NewEncoder(&js)
+				enc.SetEscapeHTML(false) // the dry-run's placeholder reads as written
+				if err := enc.Encode(stats); err != nil {
 					return nil, err
 				}
-				ti.Stats = fmt.Sprintf(`ALTER TABLE "%s" INJECT STATISTICS %s`, t.Name, SQLString(string(js)))
+				ti.Stats = fmt.Sprintf(`ALTER TABLE "%s" INJECT STATISTICS %s`, t.Name, SQLString(strings.TrimSuffix(js.String(), "\n")))
 			}
 		}
 		plan.Imports = append(plan.Imports, ti)
@@ -277,8 +287,8 @@ func PlanImport(o ImportOptions) (*ImportPlan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("import: %w", err)
 		}
-		plan.Partition, err = WorkloadPartitionStatements(PartitionOptions{Version: o.Version, Parts: parts, Strategy: o.Strategy, Zones: o.Zones,
-			ReplicateStaticColumns: o.ReplicateStaticColumns, FKIndexes: o.FKs && o.Version.FKIndexes()})
+		plan.Partition, err = WorkloadPartitionStatements(PartitionOptions{Version: o.Version, Build: rel.Build, Parts: parts, Strategy: o.Strategy, Zones: o.Zones,
+			ReplicateStaticColumns: o.ReplicateStaticColumns, FKIndexes: o.FKs && rel.SchemaFKIndexes})
 		if err != nil {
 			return nil, fmt.Errorf("import: %w", err)
 		}
@@ -329,7 +339,9 @@ func SplitStatements(warehouses int) []string {
 }
 
 // jsonStatistic is one column statistic of INJECT STATISTICS, in the
-// JSON form SHOW STATISTICS USING JSON prints.
+// JSON form SHOW STATISTICS USING JSON prints (workload's
+// JSONStatistic: name __auto__, created_at, columns, row, distinct and
+// null counts).
 type jsonStatistic struct {
 	Name          string   `json:"name"`
 	CreatedAt     string   `json:"created_at"`
@@ -339,51 +351,123 @@ type jsonStatistic struct {
 	NullCount     int64    `json:"null_count"`
 }
 
-// tableStats returns the statistics injected after a table's IMPORT (so
-// the optimizer has them at once, and automatic collection, switched off
-// during the import like workload does, need not scan 8 TB). workload
-// injects precomputed statistics for customer, new_order, item, stock and
-// order_line with generator 2.1.0 and for more tables with 2.2.0;
-// benchrig's are its own, computed from the cardinalities of clause
-// 4.3.3.1 (order_line: 10 lines per order on average), not copied.
-func tableStats(table string, w int64, gen string) []jsonStatistic {
+// StatsTimeFormat is the created_at form of injected statistics
+// (workload's timestampOutputFormat, in UTC to the microsecond).
+const StatsTimeFormat = "2006-01-02 15:04:05.999999-07:00"
+
+// StatsNowPlaceholder stands for the import's own time in a plan built
+// without one (the dry-run): workload stamps its statistics with the
+// moment the import runs, and so does `tpcc import`. An old date would
+// make v20.1 treat them as stale and refresh them on 10^9-row tables.
+const StatsNowPlaceholder = "<now: UTC time of the import>"
+
+// expectedDistinct is the expected number of distinct values among rows
+// values drawn uniformly with replacement from n possible ones:
+// n(1 - ((n-1)/n)^rows), rounded.
+func expectedDistinct(rows, n int64) int64 {
+	fn := float64(n)
+	return int64(math.Round(fn * (1 - math.Pow((fn-1)/fn, float64(rows)))))
+}
+
+// tableStats returns the statistics workload injects after a table's
+// IMPORT, one per column, so that the optimizer has them at once and
+// automatic collection (switched off during the import, as workload
+// does) need not scan terabytes. The figures follow from the generator's
+// domains (clause 4.3.3.1): a key column has its exact cardinality, a
+// random string as many distinct values as rows, a constant one, a
+// uniform choice from n values the expected distinct count; orders past
+// the 2,100th of a district are undelivered (o_carrier_id and
+// ol_delivery_d NULL, clause 4.3.3.1). order_line counts 10 lines per
+// order on average, as workload does.
+func tableStats(table string, w int64, createdAt string) []jsonStatistic {
 	type col struct {
-		name     string
-		distinct int64
+		name            string
+		distinct, nulls int64
 	}
+	const (
+		orders      = 3000 // per district
+		delivered   = 2100 // per district
+		avgLines    = 10   // (5 + 15) / 2
+		newOrders   = 900  // per district
+		districts   = 10   // per warehouse
+		customers   = 3000 // per district
+		items       = 100000
+		stockPerWh  = 100000
+		undelivered = orders - delivered
+	)
 	var rows int64
 	var cols []col
+	same := func(names ...string) []col { // as many distinct values as rows
+		out := make([]col, len(names))
+		for i, n := range names {
+			out[i] = col{n, -1, 0}
+		}
+		return out
+	}
 	switch table {
 	case "warehouse":
-		rows, cols = w, []col{{"w_id", w}}
+		rows = w
+		cols = []col{{"w_id", w, 0}, {"w_name", expectedDistinct(w, 5), 0}, {"w_street_1", expectedDistinct(w, 11), 0},
+			{"w_street_2", expectedDistinct(w, 11), 0}, {"w_city", expectedDistinct(w, 11), 0},
+			{"w_state", expectedDistinct(w, 26*26), 0}, {"w_zip", expectedDistinct(w, 9999), 0},
+			{"w_tax", expectedDistinct(w, 2001), 0}, {"w_ytd", 1, 0}}
 	case "district":
-		rows, cols = 10*w, []col{{"d_w_id", w}, {"d_id", 10}}
+		rows = districts * w
+		cols = append([]col{{"d_id", districts, 0}, {"d_w_id", w, 0}}, same("d_name", "d_street_1", "d_street_2", "d_city")...)
+		cols = append(cols, col{"d_state", expectedDistinct(rows, 26*26), 0}, col{"d_zip", expectedDistinct(rows, 9999), 0},
+			col{"d_tax", expectedDistinct(rows, 2001), 0}, col{"d_ytd", 1, 0}, col{"d_next_o_id", 1, 0})
 	case "customer":
-		rows, cols = 30000*w, []col{{"c_w_id", w}, {"c_d_id", 10}, {"c_id", 3000}, {"c_last", 1000}}
+		rows = customers * districts * w
+		cols = append([]col{{"c_id", customers, 0}, {"c_d_id", districts, 0}, {"c_w_id", w, 0}}, same("c_first")...)
+		cols = append(cols, col{"c_middle", 1, 0}, col{"c_last", expectedDistinct(rows, 1000), 0})
+		cols = append(cols, same("c_street_1", "c_street_2", "c_city")...)
+		cols = append(cols, col{"c_state", expectedDistinct(rows, 26*26), 0}, col{"c_zip", expectedDistinct(rows, 9999), 0})
+		cols = append(cols, same("c_phone")...)
+		cols = append(cols, col{"c_since", 1, 0}, col{"c_credit", 2, 0}, col{"c_credit_lim", 1, 0},
+			col{"c_discount", expectedDistinct(rows, 5001), 0}, col{"c_balance", 1, 0}, col{"c_ytd_payment", 1, 0},
+			col{"c_payment_cnt", 1, 0}, col{"c_delivery_cnt", 1, 0})
+		cols = append(cols, same("c_data")...)
 	case "history":
-		rows, cols = 30000*w, []col{{"h_w_id", w}, {"rowid", 30000 * w}}
+		rows = customers * districts * w
+		cols = append(same("rowid"), col{"h_c_id", customers, 0}, col{"h_c_d_id", districts, 0}, col{"h_c_w_id", w, 0},
+			col{"h_d_id", districts, 0}, col{"h_w_id", w, 0}, col{"h_date", 1, 0}, col{"h_amount", 1, 0})
+		cols = append(cols, same("h_data")...)
 	case "order":
-		rows, cols = 30000*w, []col{{"o_w_id", w}, {"o_d_id", 10}, {"o_id", 3000}, {"o_c_id", 3000}}
+		rows = orders * districts * w
+		cols = []col{{"o_id", orders, 0}, {"o_d_id", districts, 0}, {"o_w_id", w, 0}, {"o_c_id", customers, 0},
+			{"o_entry_d", 1, 0}, {"o_carrier_id", expectedDistinct(rows, 10), undelivered * districts * w},
+			{"o_ol_cnt", expectedDistinct(rows, 11), 0}, {"o_all_local", 1, 0}}
 	case "new_order":
-		rows, cols = 9000*w, []col{{"no_w_id", w}, {"no_d_id", 10}, {"no_o_id", 900}}
+		rows = newOrders * districts * w
+		cols = []col{{"no_o_id", newOrders, 0}, {"no_d_id", districts, 0}, {"no_w_id", w, 0}}
 	case "item":
-		rows, cols = 100000, []col{{"i_id", 100000}, {"i_im_id", 10000}}
+		rows = items
+		cols = []col{{"i_id", items, 0}, {"i_im_id", expectedDistinct(items, 10000), 0}, {"i_name", -1, 0},
+			{"i_price", expectedDistinct(items, 9901), 0}, {"i_data", -1, 0}}
 	case "stock":
-		rows, cols = 100000*w, []col{{"s_w_id", w}, {"s_i_id", 100000}}
-	case "order_line":
-		rows, cols = 300000*w, []col{{"ol_w_id", w}, {"ol_d_id", 10}, {"ol_o_id", 3000}, {"ol_number", 15}, {"ol_i_id", 100000}, {"ol_supply_w_id", w}}
-	}
-	if gen == "2.1.0" {
-		switch table {
-		case "customer", "new_order", "item", "stock", "order_line":
-		default:
-			return nil
+		rows = stockPerWh * w
+		cols = []col{{"s_i_id", stockPerWh, 0}, {"s_w_id", w, 0}, {"s_quantity", expectedDistinct(rows, 91), 0}}
+		for d := 1; d <= 10; d++ {
+			cols = append(cols, col{fmt.Sprintf("s_dist_%02d", d), -1, 0})
 		}
+		cols = append(cols, col{"s_ytd", 1, 0}, col{"s_order_cnt", 1, 0}, col{"s_remote_cnt", 1, 0}, col{"s_data", -1, 0})
+	case "order_line":
+		rows = orders * districts * w * avgLines
+		open := undelivered * districts * w * avgLines
+		cols = []col{{"ol_o_id", orders, 0}, {"ol_d_id", districts, 0}, {"ol_w_id", w, 0}, {"ol_number", 15, 0},
+			{"ol_i_id", expectedDistinct(rows, items), 0}, {"ol_supply_w_id", w, 0}, {"ol_delivery_d", 1, open},
+			{"ol_quantity", 1, 0}, {"ol_amount", expectedDistinct(open, 999999) + 1, 0}, {"ol_dist_info", -1, 0}}
+	default:
+		return nil
 	}
 	out := make([]jsonStatistic, 0, len(cols))
 	for _, c := range cols {
-		out = append(out, jsonStatistic{Name: "__auto__", CreatedAt: "2018-01-01 1:00:00.00000+00:00",
-			Columns: []string{c.name}, RowCount: rows, DistinctCount: min(c.distinct, rows)})
+		d := c.distinct
+		if d < 0 {
+			d = rows
+		}
+		out = append(out, jsonStatistic{Name: "__auto__", CreatedAt: createdAt,
+			Columns: []string{c.name}, RowCount: rows, DistinctCount: d, NullCount: c.nulls})
 	}
 	return out
 }
@@ -393,8 +477,13 @@ func tableStats(table string, w int64, gen string) []jsonStatistic {
 func (p *ImportPlan) Display() string {
 	var b strings.Builder
 	o := p.Options
-	fmt.Fprintf(&b, "-- CockroachDB %s, tpcc generator %s, %d warehouses, %d nodes x %d files per node\n",
-		o.Version, o.Version.Generator(), o.Warehouses, o.Nodes, o.FilesPerNode)
+	rel := o.release()
+	patch := ""
+	if !rel.Build.PatchKnown() {
+		patch = " (patch level not given: the newest patch's workload)"
+	}
+	fmt.Fprintf(&b, "-- CockroachDB %s%s, tpcc generator %s, %d warehouses, %d nodes x %d files per node\n",
+		rel.Build, patch, rel.Generator, o.Warehouses, o.Nodes, o.FilesPerNode)
 	b.WriteString(p.CreateDatabase + ";\n")
 	if o.InjectStats {
 		b.WriteString("SET CLUSTER SETTING sql.stats.automatic_collection.enabled = false; -- if it was on, until the imports end\n")

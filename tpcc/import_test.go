@@ -8,31 +8,44 @@ import (
 )
 
 // TestImportPlanGolden pins the statements `tpcc import` issues for the
-// four shipped plans (all CockroachDB v20.1: generator 2.1.0, IMPORT
-// TABLE, the FK indexes), checked against cockroach.md §4.1: one IMPORT
-// per table with Nodes*FilesPerNode workload:// sources cut as
-// csvServerPaths does, nullif='NULL', then the stats, the ten NOT VALID
-// FKs and, for 10k and 100k, the partitioning.
+// four shipped plans at their own build (v20.1.17: generator 2.2.0 with
+// deprecated-fk-indexes=true, statistics for all nine tables) and at
+// v20.1.8 and v20.1.6 (2.1.0; 9 and 5 tables with statistics), checked
+// against the release-20.1 source (docs/fidelity/v20.1.md): one IMPORT
+// TABLE per table with Nodes*FilesPerNode workload:// sources cut as
+// csvServerPaths does, nullif='NULL', then the statistics, the ten NOT
+// VALID FKs and, for 10k and 100k, the partitioning.
 func TestImportPlanGolden(t *testing.T) {
-	v201 := Version{20, 1}
+	b := func(s string) Build {
+		b, err := ParseBuild(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	v17, v8 := b("v20.1.17"), b("v20.1.8")
 	for _, tc := range []struct {
 		name                  string
-		v                     Version
+		b                     Build
 		w, nodes, files, part int
 		split, scatter        bool
+		gen                   string
+		statsTables           int
 	}{
-		{"import_tpcc-10_v20.1", v201, 10, 3, 1, 0, false, false},
-		{"import_tpcc-1k_v20.1", v201, 1000, 3, 1, 0, false, false},
-		{"import_tpcc-10k_v20.1", v201, 10000, 15, 1, 5, false, false},
-		{"import_tpcc-100k_v20.1", v201, 100000, 81, 1, 27, false, false},
-		{"import_w25_v20.2_files2_scatter", Version{20, 2}, 25, 3, 2, 0, false, true},
-		{"import_w10_v22.1", Version{22, 1}, 10, 3, 1, 0, false, false},
+		{"import_tpcc-10_v20.1.17", v17, 10, 3, 1, 0, false, false, "2.2.0", 9},
+		{"import_tpcc-1k_v20.1.17", v17, 1000, 3, 1, 0, false, false, "2.2.0", 9},
+		{"import_tpcc-10k_v20.1.17", v17, 10000, 15, 1, 5, false, false, "2.2.0", 9},
+		{"import_tpcc-100k_v20.1.17", v17, 100000, 81, 1, 27, false, false, "2.2.0", 9},
+		{"import_tpcc-100k_v20.1.8", v8, 100000, 81, 1, 27, false, false, "2.1.0", 9},
+		{"import_tpcc-10_v20.1.6", b("v20.1.6"), 10, 3, 1, 0, false, false, "2.1.0", 5},
+		{"import_w25_v20.2_files2_scatter", b("v20.2"), 25, 3, 2, 0, false, true, "2.2.0", 9},
+		{"import_w10_v22.1", b("v22.1"), 10, 3, 1, 0, false, false, "2.2.0", 9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := ImportOptions{Version: tc.v, Warehouses: tc.w, Seed: 1, FKs: true, Nodes: tc.nodes,
+			o := ImportOptions{Version: tc.b.Version, Build: tc.b, Warehouses: tc.w, Seed: 1, FKs: true, Nodes: tc.nodes,
 				FilesPerNode: tc.files, InjectStats: true, Split: tc.split, Scatter: tc.scatter,
-				Partitions: tc.part, Schema: ImportSchema(tc.v, true)}
-			if tc.v.AtLeast(21, 1) {
+				Partitions: tc.part, Schema: ImportSchema(tc.b.Version, true)}
+			if tc.b.AtLeast(21, 1) {
 				o.GeneratorFlags = url.Values{"fks": {"true"}}
 			}
 			plan, err := PlanImport(o)
@@ -44,9 +57,18 @@ func TestImportPlanGolden(t *testing.T) {
 			if len(plan.Imports) != 9 {
 				t.Fatalf("%d imports", len(plan.Imports))
 			}
+			stats := 0
+			for _, ti := range plan.Imports {
+				if ti.Stats != "" {
+					stats++
+				}
+			}
+			if stats != tc.statsTables || strings.Contains(got, "2018-") || !strings.Contains(got, StatsNowPlaceholder) {
+				t.Errorf("statistics for %d tables (want %d), or an old date, or no placeholder for the import's time", stats, tc.statsTables)
+			}
 			for _, ti := range plan.Imports {
 				want := fmt.Sprintf(`"%s"`, ti.Table)
-				if tc.v.ImportInto() {
+				if tc.b.ImportInto() {
 					want = `IMPORT INTO ` + want + ` CSV DATA ($1,`
 				} else {
 					want = `IMPORT TABLE ` + want + ` (`
@@ -64,8 +86,11 @@ func TestImportPlanGolden(t *testing.T) {
 						t.Fatalf("source %s", s)
 					}
 					q := u.Query()
-					if q.Get("version") != tc.v.Generator() || q.Get("warehouses") != fmt.Sprint(tc.w) || q.Get("seed") != "1" {
+					if q.Get("version") != tc.gen || q.Get("warehouses") != fmt.Sprint(tc.w) || q.Get("seed") != "1" {
 						t.Errorf("source %s", s)
+					}
+					if dfk := q.Get("deprecated-fk-indexes"); tc.b.Version == (Version{20, 1}) && (dfk == "true") != (tc.gen == "2.2.0") {
+						t.Errorf("source %s: deprecated-fk-indexes=%q with generator %s", s, dfk, tc.gen)
 					}
 				}
 			}
@@ -119,16 +144,24 @@ func TestSources(t *testing.T) {
 func TestImportGeneratorFlagsByVersion(t *testing.T) {
 	base := ImportOptions{Warehouses: 10, Seed: 1, FKs: true, Nodes: 3, Schema: ImportSchema(Version{20, 1}, true)}
 	for _, tc := range []struct {
-		v    Version
+		v    string
 		want string // the flags of every source, sorted, around row-*/version
 	}{
-		{Version{20, 1}, "fks=true&interleaved=false&row-end=3&row-start=0&seed=1&version=2.1.0&warehouses=10"},
-		{Version{20, 2}, "deprecated-fk-indexes=false&fks=true&interleaved=false&row-end=3&row-start=0&seed=1&version=2.2.0&warehouses=10"},
-		{Version{21, 1}, "deprecated-fk-indexes=false&families=false&fks=true&interleaved=false&replicate-static-columns=true&row-end=3&row-start=0&seed=1&version=2.2.0&warehouses=10"},
+		{"v20.1.0", "fks=true&interleaved=false&row-end=3&row-start=0&seed=1&version=2.1.0&warehouses=10"},
+		{"v20.1.8", "fks=true&interleaved=false&row-end=3&row-start=0&seed=1&version=2.1.0&warehouses=10"},
+		{"v20.1.9", "deprecated-fk-indexes=true&fks=true&interleaved=false&row-end=3&row-start=0&seed=1&version=2.2.0&warehouses=10"},
+		{"v20.1.17", "deprecated-fk-indexes=true&fks=true&interleaved=false&row-end=3&row-start=0&seed=1&version=2.2.0&warehouses=10"},
+		{"v20.1", "deprecated-fk-indexes=true&fks=true&interleaved=false&row-end=3&row-start=0&seed=1&version=2.2.0&warehouses=10"},
+		{"v20.2", "deprecated-fk-indexes=false&fks=true&interleaved=false&row-end=3&row-start=0&seed=1&version=2.2.0&warehouses=10"},
+		{"v21.1", "deprecated-fk-indexes=false&families=false&fks=true&interleaved=false&replicate-static-columns=true&row-end=3&row-start=0&seed=1&version=2.2.0&warehouses=10"},
 	} {
+		b, err := ParseBuild(tc.v)
+		if err != nil {
+			t.Fatal(err)
+		}
 		o := base
-		o.Version = tc.v
-		o.ReplicateStaticColumns = tc.v.AtLeast(21, 1)
+		o.Version, o.Build = b.Version, b
+		o.ReplicateStaticColumns = b.AtLeast(21, 1)
 		plan, err := PlanImport(o)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -113,7 +114,11 @@ func (s PartitionStrategy) String() string {
 type PartitionOptions struct {
 	// Version is the CockroachDB release whose workload to follow (the
 	// zero value behaves as v20.1's).
-	Version  Version
+	Version Version
+	// Build, when given, is the release with its patch level, whose
+	// Release decides the partitioned objects (v20.1.0-.8 and v20.1.9+
+	// differ); otherwise Version's with the patch unknown.
+	Build    Build
 	Parts    Partitions
 	Strategy PartitionStrategy // --partition-strategy
 	// Zones (--zones) replaces rack=<i> by zone=<Zones[i]> in every
@@ -122,10 +127,20 @@ type PartitionOptions struct {
 	// ReplicateStaticColumns (--replicate-static-columns, v20.2+) adds
 	// per-partition covering replicas of warehouse and district.
 	ReplicateStaticColumns bool
-	// FKIndexes: the schema has generator 2.1.0's foreign-key indexes
-	// (v20.1 and older with --fks, the default), which workload v20.1
-	// partitions too.
+	// FKIndexes: the schema has the foreign-key indexes (v20.1 with
+	// --fks, the default), which workload v20.1.0-.8 partitions too
+	// (Release.PartitionFKIndexes).
 	FKIndexes bool
+}
+
+func (o PartitionOptions) release() Release {
+	switch {
+	case o.Build.Given():
+		return o.Build.Release()
+	case o.Version == (Version{}):
+		return BuildOf(Version{20, 1}).Release() // v20.1's newest patch
+	}
+	return BuildOf(o.Version).Release()
 }
 
 // partitionedObject is a table or index workload partitions by warehouse;
@@ -139,21 +154,27 @@ type partitionedObject struct {
 
 // partitionedObjects lists them in workload's partitionTables order:
 // warehouse, district, new_order, order, order_line, stock, customer,
-// history, each table before its indexes. Generator 2.1.0's schema (v20.1)
-// also carried foreign-key indexes, which v20.1 partitioned as p1_*/p2_*
-// (cockroach.md §2, the SHOW CREATE output in cockroach#53452):
-// order_line_stock_fk_idx by ol_supply_w_id, history_customer_fk_idx by
-// h_c_w_id and history_district_fk_idx by h_w_id. stock_item_fk_idx is on
-// s_i_id, not a warehouse, and stays unpartitioned.
-func partitionedObjects(fkIndexes bool) []partitionedObject {
+// history, each table before its indexes, as the release does:
+//
+//   - "order"@order_idx only where Release.PartitionOrderIdx: v20.1.0-.8
+//     looked the index up under the quoted table name and skipped it;
+//   - the foreign-key indexes (when the schema has them) only where
+//     Release.PartitionFKIndexes (v20.1.0-.8), as p1_*/p2_*:
+//     order_line_stock_fk_idx by ol_supply_w_id, history_customer_fk_idx
+//     by h_c_w_id and history_district_fk_idx by h_w_id. stock_item_fk_idx
+//     is on s_i_id, not a warehouse, and stays unpartitioned.
+func partitionedObjects(rel Release, schemaFKIndexes bool) []partitionedObject {
+	fkIndexes := schemaFKIndexes && rel.PartitionFKIndexes
 	objs := []partitionedObject{
 		{"warehouse", "", "w_id", 0},
 		{"district", "", "d_w_id", 0},
 		{"new_order", "", "no_w_id", 0},
 		{`"order"`, "", "o_w_id", 0},
-		{`"order"`, "order_idx", "o_w_id", 1},
-		{"order_line", "", "ol_w_id", 0},
 	}
+	if rel.PartitionOrderIdx {
+		objs = append(objs, partitionedObject{`"order"`, "order_idx", "o_w_id", 1})
+	}
+	objs = append(objs, partitionedObject{"order_line", "", "ol_w_id", 0})
 	if fkIndexes {
 		objs = append(objs, partitionedObject{"order_line", "order_line_stock_fk_idx", "ol_supply_w_id", 1})
 	}
@@ -181,18 +202,13 @@ type staticReplica struct {
 }
 
 // ItemReplicaIndex names the covering index of item pinned to partition
-// i. From v20.2, workload's replicateColumns names every static-column
-// replica <table>_idx_<i> (cockroach.md §2: item_idx_<i>). Before it,
-// workload's replicateItem (PR #36855, extended to racks by PR #42028,
-// both in v20.1) named them replicated_idx_<i>: the SHOW CREATE TABLE item
-// of a v20.1 cluster in cockroach#53452 (whose schema still had the FK
-// indexes v20.2 dropped) lists UNIQUE INDEX replicated_idx_0 (i_id)
-// STORING (i_im_id, i_name, i_price, i_data).
+// i (Release.ItemReplicaPrefix): replicated_idx_<i> from workload's
+// replicateItem (PR #36855, extended to racks by PR #42028) through
+// v20.2; item_idx_<i> from replicateColumns, which PR #56191 (opened on
+// master 2020-11-02, after release-20.2 was cut) brought in the v21.1
+// cycle.
 func ItemReplicaIndex(v Version, i int) string {
-	if v.AtLeast(20, 2) {
-		return fmt.Sprintf("item_idx_%d", i)
-	}
-	return fmt.Sprintf("replicated_idx_%d", i)
+	return BuildOf(v).Release().ItemReplicaPrefix + strconv.Itoa(i)
 }
 
 // constraint is the locality constraint of partition i: +rack=<i> (the
@@ -237,8 +253,9 @@ func WorkloadPartitionStatements(o PartitionOptions) ([]string, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
+	rel := o.release()
 	var out []string
-	for _, obj := range partitionedObjects(o.FKIndexes) {
+	for _, obj := range partitionedObjects(rel, o.FKIndexes) {
 		var b strings.Builder
 		if obj.index == "" {
 			fmt.Fprintf(&b, "ALTER TABLE %s PARTITION BY RANGE (%s) (\n", obj.table, obj.col)
@@ -276,11 +293,18 @@ func WorkloadPartitionStatements(o PartitionOptions) ([]string, error) {
 	replicas = append(replicas, staticReplica{"item", []string{"i_id"}, []string{"i_im_id", "i_name", "i_price", "i_data"}})
 	for _, r := range replicas {
 		for i := 0; i < o.Parts.Count; i++ {
-			name := fmt.Sprintf("%s_idx_%d", r.table, i)
-			if r.table == "item" {
-				name = ItemReplicaIndex(o.Version, i)
-			}
 			c := o.constraint(i)
+			if r.table == "item" && rel.ItemReplicaPrefix == "replicated_idx_" && !o.ReplicateStaticColumns {
+				// replicateItem's statements, spacing included
+				// (--replicate-static-columns is replicateColumns', which
+				// names every replica <table>_idx_<i>).
+				name := rel.ItemReplicaPrefix + strconv.Itoa(i)
+				out = append(out,
+					fmt.Sprintf("CREATE UNIQUE INDEX %s ON item (%s) STORING (%s)", name, strings.Join(r.pk, ", "), strings.Join(r.stored, ", ")),
+					fmt.Sprintf(`ALTER INDEX item@%s CONFIGURE ZONE USING num_replicas = COPY FROM PARENT, constraints = '{"%s":1}', lease_preferences = '[[%s]]'`, name, c, c))
+				continue
+			}
+			name := fmt.Sprintf("%s_idx_%d", r.table, i)
 			out = append(out,
 				fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (%s) STORING (%s)", name, r.table, strings.Join(r.pk, ","), strings.Join(r.stored, ",")),
 				fmt.Sprintf(`ALTER INDEX %s@%s CONFIGURE ZONE USING num_replicas = COPY FROM PARENT, constraints='{"%s": 1}', lease_preferences='[[%s]]'`, r.table, name, c, c))

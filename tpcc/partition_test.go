@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -109,52 +110,73 @@ func TestParse(t *testing.T) {
 
 // TestWorkloadPartitionGolden pins the exact partitioning statements for
 // the shipped plans' parameters (plans/tpcc-10k.yaml: W=10,000 P=5;
-// plans/tpcc-100k.yaml: W=100,000 P=27; both CockroachDB v20.1, generator
-// 2.1.0 with its FK indexes), checked line by line against cockroach.md §2:
-// bounds (i*W)/P on 0-based ids, names p<idx>_<i>, zone configs per
-// strategy, item replicas item_idx_<i> pinned to rack i. The plans without
-// partitions (tpcc-10, tpcc-1k) issue none.
+// plans/tpcc-100k.yaml: W=100,000 P=27) at both v20.1 patch levels whose
+// workload differs, checked against the release-20.1 source
+// (docs/fidelity/v20.1.md): v20.1.0-.8 skip "order"@order_idx and
+// partition the three FK indexes, v20.1.9+ partition order_idx and no FK
+// index; bounds (i*W)/P on 0-based ids, names p<idx>_<i>, zone configs
+// per strategy, item replicas replicated_idx_<i> (item_idx_<i> with
+// replicateColumns, v21.1) pinned to rack i.
 func TestWorkloadPartitionGolden(t *testing.T) {
+	b := func(s string) Build {
+		b, err := ParseBuild(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
 	for _, tc := range []struct {
 		name          string
-		v             Version
+		b             Build
 		w, p          int
 		strategy      PartitionStrategy
 		zones         []string
 		static, fkIdx bool
+		objects       []string // partitioned objects, in order
 	}{
-		{"partition_w10000_p5_v20.1", Version{20, 1}, 10000, 5, Replication, nil, false, true},
-		{"partition_w100000_p27_v20.1", Version{20, 1}, 100000, 27, Replication, nil, false, true},
-		{"partition_w20_p3_leases_static_v20.2", Version{20, 2}, 20, 3, Leases, nil, true, false},
-		{"partition_w20_p3_zones_v20.2", Version{20, 2}, 20, 3, Replication, []string{"us-east1-b", "us-west1-b", "europe-west2-b"}, false, false},
+		{"partition_w10000_p5_v20.1.8", b("v20.1.8"), 10000, 5, Replication, nil, false, true, v2018},
+		{"partition_w10000_p5_v20.1.17", b("v20.1.17"), 10000, 5, Replication, nil, false, true, v2019},
+		{"partition_w100000_p27_v20.1.8", b("v20.1.8"), 100000, 27, Replication, nil, false, true, v2018},
+		{"partition_w100000_p27_v20.1.17", b("v20.1.17"), 100000, 27, Replication, nil, false, true, v2019},
+		{"partition_w20_p3_leases_static_v21.1", b("v21.1"), 20, 3, Leases, nil, true, false, v2019},
+		{"partition_w20_p3_zones_v20.2", b("v20.2"), 20, 3, Replication, []string{"us-east1-b", "us-west1-b", "europe-west2-b"}, false, false, v2019},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			parts, err := NewPartitions(tc.w, tc.w, tc.p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			stmts, err := WorkloadPartitionStatements(PartitionOptions{Version: tc.v, Parts: parts, Strategy: tc.strategy,
+			stmts, err := WorkloadPartitionStatements(PartitionOptions{Version: tc.b.Version, Build: tc.b, Parts: parts, Strategy: tc.strategy,
 				Zones: tc.zones, ReplicateStaticColumns: tc.static, FKIndexes: tc.fkIdx})
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := strings.Join(stmts, ";\n") + ";\n"
 			golden(t, tc.name, got)
-			// Independent of the golden: the objects and counts §2 lists.
-			objects := 10
-			if tc.fkIdx {
-				objects += 3
+			// Independent of the golden: the objects in order and the counts.
+			var objs []string
+			for _, s := range stmts {
+				if f := strings.Fields(s); len(f) > 3 && f[3] == "PARTITION" && f[4] == "BY" {
+					objs = append(objs, f[2])
+				}
+			}
+			if strings.Join(objs, " ") != strings.Join(tc.objects, " ") {
+				t.Errorf("partitioned objects\n got %v\nwant %v", objs, tc.objects)
 			}
 			replicaTables := 1
 			if tc.static {
 				replicaTables = 3
 			}
-			if want := objects*(1+tc.p) + 2*tc.p*replicaTables; len(stmts) != want {
+			if want := len(tc.objects)*(1+tc.p) + 2*tc.p*replicaTables; len(stmts) != want {
 				t.Errorf("%d statements, want %d", len(stmts), want)
 			}
 			for i := 0; i < tc.p; i++ {
-				if !strings.Contains(got, fmt.Sprintf("CREATE UNIQUE INDEX %s ON item (i_id) STORING (i_im_id,i_name,i_price,i_data)", ItemReplicaIndex(tc.v, i))) {
-					t.Errorf("no item replica %d", i)
+				item := fmt.Sprintf("CREATE UNIQUE INDEX replicated_idx_%d ON item (i_id) STORING (i_im_id, i_name, i_price, i_data)", i)
+				if tc.static {
+					item = fmt.Sprintf("CREATE UNIQUE INDEX item_idx_%d ON item (i_id) STORING (i_im_id,i_name,i_price,i_data)", i)
+				}
+				if !strings.Contains(got, item+";\n") {
+					t.Errorf("no item replica %d: %s", i, item)
 				}
 				lo, hi := i*tc.w/tc.p, (i+1)*tc.w/tc.p
 				if !strings.Contains(got, fmt.Sprintf("PARTITION p0_%d VALUES FROM (%d) to (%d)", i, lo, hi)) {
@@ -163,7 +185,7 @@ func TestWorkloadPartitionGolden(t *testing.T) {
 			}
 		})
 	}
-	// The 100k recipe's first partition, as issue 10 and §2 state it.
+	// The 100k recipe's first partition.
 	parts, _ := NewPartitions(100000, 100000, 27)
 	stmts, _ := WorkloadPartitionStatements(PartitionOptions{Version: Version{20, 1}, Parts: parts, FKIndexes: true})
 	if !strings.Contains(stmts[0], "PARTITION p0_0 VALUES FROM (0) to (3703),\n") ||
@@ -173,14 +195,27 @@ func TestWorkloadPartitionGolden(t *testing.T) {
 	if stmts[1] != "ALTER PARTITION p0_0 OF TABLE warehouse CONFIGURE ZONE USING constraints = '[+rack=0]'" {
 		t.Errorf("zone config: %s", stmts[1])
 	}
+	if want := `ALTER INDEX item@replicated_idx_0 CONFIGURE ZONE USING num_replicas = COPY FROM PARENT, constraints = '{"+rack=0":1}', lease_preferences = '[[+rack=0]]'`; !slices.Contains(stmts, want) {
+		t.Errorf("no %s", want)
+	}
 }
+
+// The partitioned objects of v20.1.0-.8 (v2018: "order"@order_idx
+// skipped, FK indexes partitioned) and of v20.1.9+ (v2019).
+var (
+	v2018 = []string{"warehouse", "district", "new_order", `"order"`, "order_line", "order_line@order_line_stock_fk_idx",
+		"stock", "customer", "customer@customer_idx", "history", "history@history_customer_fk_idx", "history@history_district_fk_idx"}
+	v2019 = []string{"warehouse", "district", "new_order", `"order"`, `"order"@order_idx`, "order_line",
+		"stock", "customer", "customer@customer_idx", "history"}
+)
 
 func TestWorkloadPartitionInvalid(t *testing.T) {
 	parts, _ := NewPartitions(20, 20, 3)
 	if _, err := WorkloadPartitionStatements(PartitionOptions{Version: Version{20, 1}, Parts: parts, ReplicateStaticColumns: true}); err == nil {
 		t.Error("--replicate-static-columns accepted for v20.1")
 	}
-	if ItemReplicaIndex(Version{20, 1}, 3) != "replicated_idx_3" || ItemReplicaIndex(Version{23, 1}, 3) != "item_idx_3" {
+	if ItemReplicaIndex(Version{20, 1}, 3) != "replicated_idx_3" || ItemReplicaIndex(Version{20, 2}, 3) != "replicated_idx_3" ||
+		ItemReplicaIndex(Version{21, 1}, 3) != "item_idx_3" {
 		t.Error("item replica names")
 	}
 	for _, zones := range [][]string{{"a", "b"}, {"a", "b", "c'd"}, {"a", "", "c"}, {"a", "b", "c]"}} {

@@ -54,7 +54,8 @@ type Result struct {
 	EfficiencyWarehouses int     `json:"efficiency_warehouses"`
 	WarehouseFactor      float64 `json:"warehouse_factor"`
 	// Judged is false when too few New-Orders were measured for the
-	// efficiency to mean anything (fewer than 1,000: ±3 %).
+	// efficiency to mean anything (fewer than 1,000: ±3 %), or when the
+	// run was asked for no verdict (--no-verdict: the partitioning run).
 	Judged bool `json:"judged"`
 	// Pass: a run passed every audit check and was not stopped by an
 	// error; a merge met the efficiency and 90th-percentile limits.
@@ -191,6 +192,10 @@ func NewResult(cfg RunConfig, res *RunResult, runErr error) *Result {
 			r.Pass = false
 			r.Failures = append(r.Failures, a.ID+": "+a.Detail)
 		}
+	}
+	if cfg.NoVerdict {
+		// The audit checks stay in the result, as observations.
+		r.Judged, r.Pass, r.Failures = false, true, nil
 	}
 	var ae *AuditError
 	if runErr != nil && !errors.As(runErr, &ae) {

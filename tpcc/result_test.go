@@ -69,6 +69,30 @@ func TestRunResultGolden(t *testing.T) {
 	}
 }
 
+// TestRunResultNoVerdict: a run asked for no verdict (the recipes'
+// partitioning run, which workload never judges) keeps its audit checks
+// as observations but is neither judged nor failed by them; an error
+// that stopped it still fails it.
+func TestRunResultNoVerdict(t *testing.T) {
+	res := fixedResult(t)
+	res.Audit = fixedAudit(res)
+	cfg := RunConfig{Warehouses: 1000, Duration: time.Minute, Wait: 1, NoVerdict: true}
+	r := NewResult(cfg, res, nil)
+	if r.Judged || !r.Pass || len(r.Failures) != 0 || len(r.Audit) != len(res.Audit) {
+		t.Errorf("judged %v, pass %v, failures %q, %d audit checks (want %d)", r.Judged, r.Pass, r.Failures, len(r.Audit), len(res.Audit))
+	}
+	failed := false
+	for _, a := range r.Audit {
+		failed = failed || a.Verdict == string(AuditFail)
+	}
+	if !failed {
+		t.Error("the failed check is not kept as an observation")
+	}
+	if r := NewResult(cfg, res, errors.New("tpcc run: stopped by an error")); r.Pass || r.Error == "" {
+		t.Errorf("stopped run: pass %v, error %q", r.Pass, r.Error)
+	}
+}
+
 // writeHostFiles writes host k's histogram file: for 60 s, 1+k New-Orders
 // of 20 ms and as many Payments of 5 ms per second.
 func writeHostFiles(t *testing.T, dir string, k int) string {

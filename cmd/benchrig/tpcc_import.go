@@ -57,9 +57,12 @@ and ETA, redrawn in place on a terminal; a line per table when its job's
 status changes (and, off a terminal, per percent). Re-running attaches to
 running jobs and skips imported tables.
 
-The release (--cockroach-version) decides the generator version (2.1.0 up
-to v20.1, 2.2.0 after), its flags in the sources, IMPORT TABLE (up to
-v21.2) or CREATE TABLE + IMPORT INTO (v22.1+), and the node-count query.
+The release with its patch level (--cockroach-version v20.1.17, or asked
+from the server) decides the generator version (2.1.0 up to v20.1.8, 2.2.0
+from v20.1.9), its flags in the sources (v20.1.9+ adds
+deprecated-fk-indexes=true), the tables with statistics (5 up to v20.1.6,
+9 after; stamped with the time of the import), IMPORT TABLE (up to v21.2)
+or CREATE TABLE + IMPORT INTO (v22.1+), and the node-count query.
 --dry-run prints the statements and an estimate without connecting (give
 --cockroach-version and --nodes).
 
@@ -72,7 +75,7 @@ tpcc load), as workload init's --data-loader=INSERT does.`,
 			&cli.BoolFlag{Name: "fks", Value: true, Usage: "add the foreign keys (NOT VALID) after the load", Destination: &o.fks},
 			&cli.IntFlag{Name: "files-per-node", Value: 1, Usage: "workload:// sources per node and table", Destination: &o.filesPerNode},
 			&cli.IntFlag{Name: "nodes", Usage: "node count (default: asked from the cluster)", Destination: &o.nodes},
-			&cli.StringFlag{Name: "cockroach-version", Value: "auto", Usage: "the cluster's release, e.g. v20.1 (auto: ask the server)", Destination: &o.version},
+			&cli.StringFlag{Name: "cockroach-version", Value: "auto", Usage: "the cluster's release with its patch level, e.g. v20.1.17 (auto: ask the server)", Destination: &o.version},
 			&cli.BoolFlag{Name: "inject-stats", Value: true, Usage: "inject table statistics after each import", Destination: &o.injectStats},
 			&cli.BoolFlag{Name: "split", Usage: "pre-split warehouse, district, history and item and scatter the ranges", Destination: &o.split},
 			&cli.BoolFlag{Name: "scatter", Usage: "scatter the nine tables' ranges after the load", Destination: &o.scatter},
@@ -96,7 +99,8 @@ tpcc load), as workload init's --data-loader=INSERT does.`,
 
 // importOptions turns flags into tpcc.ImportOptions (version and nodes
 // filled in by the caller when they come from the cluster).
-func (o tpccImportOptions) importOptions(v tpcc.Version, nodes int) (tpcc.ImportOptions, error) {
+func (o tpccImportOptions) importOptions(b tpcc.Build, nodes int) (tpcc.ImportOptions, error) {
+	v := b.Version
 	strategy, err := tpcc.ParsePartitionStrategy(o.strategy)
 	if err != nil {
 		return tpcc.ImportOptions{}, withExit(exitUsage, fmt.Errorf("--partition-strategy: %w", err))
@@ -111,7 +115,7 @@ func (o tpccImportOptions) importOptions(v tpcc.Version, nodes int) (tpcc.Import
 	if err != nil {
 		return tpcc.ImportOptions{}, withExit(exitUsage, err)
 	}
-	return tpcc.ImportOptions{Version: v, DB: o.db, Warehouses: o.warehouses, Seed: o.seed, FKs: o.fks,
+	return tpcc.ImportOptions{Version: v, Build: b, DB: o.db, Warehouses: o.warehouses, Seed: o.seed, FKs: o.fks,
 		Nodes: nodes, FilesPerNode: o.filesPerNode, ReplicateStaticColumns: o.replicateStaticColumns,
 		GeneratorFlags: gflags, InjectStats: o.injectStats, Split: o.split, Scatter: o.scatter,
 		Partitions: o.partitions, Strategy: strategy, Zones: zones,
@@ -132,11 +136,11 @@ func tpccImport(ctx context.Context, o tpccImportOptions, stdout, stderr io.Writ
 		if o.version == "auto" || o.nodes < 1 {
 			return withExit(exitUsage, errors.New("tpcc import --dry-run: give --cockroach-version and --nodes (a dry run asks the cluster nothing)"))
 		}
-		v, err := tpcc.ParseVersion(o.version)
+		b, err := tpcc.ParseBuild(o.version)
 		if err != nil {
 			return withExit(exitUsage, err)
 		}
-		opts, err := o.importOptions(v, o.nodes)
+		opts, err := o.importOptions(b, o.nodes)
 		if err != nil {
 			return err
 		}
@@ -160,29 +164,32 @@ func tpccImport(ctx context.Context, o tpccImportOptions, stdout, stderr io.Writ
 		return fmt.Errorf("tpcc import: connect %s: %w", redact.URL(o.urls[0]), err)
 	}
 	defer pool.Close()
-	var v tpcc.Version
+	var b tpcc.Build
 	if o.version == "auto" {
-		if v, err = tpcc.DetectVersion(ctx, pool); err != nil {
+		if b, err = tpcc.DetectBuild(ctx, pool); err != nil {
 			return fmt.Errorf("tpcc import: %s: %w", redact.URL(o.urls[0]), err)
 		}
-	} else if v, err = tpcc.ParseVersion(o.version); err != nil {
+	} else if b, err = tpcc.ParseBuild(o.version); err != nil {
 		return withExit(exitUsage, err)
 	}
+	v := b.Version
 	nodes := o.nodes
 	if nodes < 1 {
 		if nodes, err = tpcc.ClusterNodes(ctx, pool, v); err != nil {
 			return fmt.Errorf("tpcc import: %w", err)
 		}
 	}
-	opts, err := o.importOptions(v, nodes)
+	opts, err := o.importOptions(b, nodes)
 	if err != nil {
 		return err
 	}
+	// workload stamps its statistics with the time of the import.
+	opts.StatsCreatedAt = time.Now()
 	plan, err := tpcc.PlanImport(opts)
 	if err != nil {
 		return withExit(exitUsage, err)
 	}
-	fmt.Fprintf(stderr, "tpcc import: CockroachDB %s (generator %s), %d nodes\n%s\n", v, v.Generator(), nodes,
+	fmt.Fprintf(stderr, "tpcc import: CockroachDB %s (generator %s), %d nodes\n%s\n", b, b.Release().Generator, nodes,
 		tpcc.EstimateImport(o.warehouses, nodes))
 	start := time.Now()
 	if err := tpcc.Import(ctx, pool, plan, tpcc.ImportRunOptions{Out: stderr, Poll: o.poll, Terminal: isTerminal(stderr)}); err != nil {

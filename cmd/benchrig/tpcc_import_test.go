@@ -14,7 +14,9 @@ import (
 // TestTpccImportDryRun is the 100k plan's import as `benchrig tpcc import
 // --dry-run` prints it: nine IMPORTs of 81 nodes' workload:// sources
 // (82 where the batches do not divide by 81, as workload cuts them),
-// generator 2.1.0, the FKs, replicated_idx_0..26 (v20.1's name) and the estimate.
+// v20.1.17's generator 2.2.0 with deprecated-fk-indexes=true, the FKs,
+// "order"@order_idx but no FK index partitioned, replicated_idx_0..26
+// (v20.1's name) and the estimate.
 func TestTpccImportDryRun(t *testing.T) {
 	o := tpccImportOptions{warehouses: 100000, db: "tpcc", seed: 1, fks: true, filesPerNode: 1, nodes: 81,
 		version: "v20.1.17", injectStats: true, partitions: 27, strategy: "replication", dataLoader: "IMPORT", dryRun: true}
@@ -26,10 +28,11 @@ func TestTpccImportDryRun(t *testing.T) {
 	if n := strings.Count(s, "\nIMPORT TABLE \""); n != 9 {
 		t.Errorf("%d IMPORT TABLE statements", n)
 	}
-	if n := strings.Count(s, "workload:///csv/tpcc/customer?fks=true&interleaved=false&row-end="); n != 82 {
+	// v20.1.17 carries generator 2.2.0 and its deprecated-fk-indexes flag.
+	if n := strings.Count(s, "workload:///csv/tpcc/customer?deprecated-fk-indexes=true&fks=true&interleaved=false&row-end="); n != 82 {
 		t.Errorf("%d customer sources", n)
 	}
-	for _, want := range []string{"version=2.1.0", "warehouses=100000", "&seed=1&",
+	for _, want := range []string{"version=2.2.0", "warehouses=100000", "&seed=1&", `ALTER INDEX "order"@order_idx PARTITION BY`,
 		"PARTITION p0_0 VALUES FROM (0) to (3703),", "CREATE UNIQUE INDEX replicated_idx_26 ON item",
 		"ALTER TABLE district ADD FOREIGN KEY (d_w_id) REFERENCES warehouse (w_id) NOT VALID;",
 		"-- import estimate: 100000 warehouses on 81 nodes"} {
@@ -37,8 +40,8 @@ func TestTpccImportDryRun(t *testing.T) {
 			t.Errorf("dry run lacks %q", want)
 		}
 	}
-	if strings.Contains(s, "replicated_idx_27") {
-		t.Error("28th item replica")
+	if strings.Contains(s, "replicated_idx_27") || strings.Contains(s, "version=2.1.0") || strings.Contains(s, "fk_idx PARTITION BY") {
+		t.Error("28th item replica, or v20.1.8's generator or partitioning")
 	}
 	// A dry run asks the cluster nothing, so it needs the version and nodes.
 	o.nodes = 0

@@ -79,9 +79,10 @@ func (f *workloadRunFlags) apply(cfg *tpcc.RunConfig) error {
 	cfg.HistogramsMaxLatency = f.histogramsMaxLatency
 	cfg.Scatter, cfg.FKs, cfg.ReplicateStaticColumns, cfg.DataSeed = f.scatter, f.fks, f.replicateStaticColumns, f.seed
 	if f.version != "" && f.version != "auto" {
-		if cfg.Version, err = tpcc.ParseVersion(f.version); err != nil {
+		if cfg.Build, err = tpcc.ParseBuild(f.version); err != nil {
 			return withExit(exitUsage, err)
 		}
+		cfg.Version = cfg.Build.Version
 	}
 	return nil
 }

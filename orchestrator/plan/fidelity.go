@@ -68,6 +68,15 @@ func (p *Plan) CockroachRelease() (v tpcc.Version, ok bool) {
 	return v, err == nil
 }
 
+// CockroachBuild is the plan's CockroachDB release with its patch level
+// (cockroach-v20.1.17 -> v20.1.17; a plan saying only v20.1 gives the
+// patch level unknown), which picks workload's behaviour per patch
+// (tpcc.Build.Release); ok is false as for CockroachRelease.
+func (p *Plan) CockroachBuild() (b tpcc.Build, ok bool) {
+	b, err := tpcc.ParseBuild(p.TPCC.CockroachVersion)
+	return b, err == nil
+}
+
 // zoneName is what workload accepts in --zones (a locality value).
 var zoneName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
@@ -77,7 +86,7 @@ func validateFidelity(ps *problems, p *Plan) {
 		// Unknown (not in the binary's name, not given), the driver asks
 		// the server at run time and the dry-run says it cannot list the
 		// release's statements.
-		if _, err := tpcc.ParseVersion(t.CockroachVersion); t.CockroachVersion != "" && err != nil {
+		if _, err := tpcc.ParseBuild(t.CockroachVersion); t.CockroachVersion != "" && err != nil {
 			ps.at(p.node(&t.CockroachVersion), "tpcc.cockroach_version: %v", err)
 		}
 	} else if t.CockroachVersion != "" {
@@ -90,7 +99,7 @@ func validateFidelity(ps *problems, p *Plan) {
 			ps.at(p.node(&t.Driver), "tpcc.driver: workload runs against CockroachDB only (the cockroach flavor)")
 		}
 		// Without binaries.workload the workload hosts run the
-		// database binary's own `cockroach workload` (v20.2+ recipes).
+		// database binary's own `cockroach workload`.
 		if t.Import.Method == ImportCopy {
 			ps.at(p.node(&t.Import.Method), "tpcc.import.method: copy is benchrig's loader; with driver: workload the import is workload fixtures import")
 		}

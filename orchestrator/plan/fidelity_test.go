@@ -42,6 +42,7 @@ func TestFidelityValidate(t *testing.T) {
 		want         string
 	}{
 		{"bad version", Cockroach, tpcc("  cockroach_version: twenty\n"), "tpcc.cockroach_version: CockroachDB version \"twenty\""},
+		{"bad patch level", Cockroach, tpcc("  cockroach_version: v20.1.x\n"), "tpcc.cockroach_version: CockroachDB version \"v20.1.x\": patch level"},
 		{"version on postgres", Postgres, tpcc("  cockroach_version: v20.1\n"), "tpcc.cockroach_version: only for the cockroach flavor"},
 		{"import on postgres", Postgres, tpcc("  import: {method: import}\n"), "tpcc.import.method: import issues CockroachDB IMPORT"},
 		{"method", Cockroach, tpcc("  import: {method: restore}\n"), "tpcc.import.method: want import or copy"},

@@ -219,7 +219,8 @@ type TPCC struct {
 	// workload's statements; default: read from binaries.database.
 	CockroachVersion string `yaml:"cockroach_version"`
 	// Driver runs the benchmark: benchrig (the embedded driver, default)
-	// or workload (binaries.workload, the recipes' own commands).
+	// or workload (the recipes' own commands, run by the cluster's own
+	// binary as `cockroach workload`, or by binaries.workload if given).
 	Driver string `yaml:"driver"`
 	Import Import `yaml:"import"`
 	// PartitionStrategy (replication, leases) and Zones are workload's

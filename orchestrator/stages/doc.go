@@ -13,7 +13,9 @@
 // import`, and a step's Shows carries, computed at compile time from the
 // tpcc package's pure functions, the SQL a command will issue (the import
 // statements and estimate, the partitioning) for the dry-run to list;
-// with driver: workload (workloaddriver.go) the official workload binary
-// runs the recipe's own commands. Compile connects nowhere and reads no
+// with driver: workload (workloaddriver.go) CockroachDB's own workload
+// (the cluster's binary as `cockroach workload`, or binaries.workload)
+// runs the recipe's own commands. What differs between CockroachDB
+// releases and patch levels is one value, tpcc.Build.Release. Compile connects nowhere and reads no
 // secret. The package knows nothing of how steps are executed.
 package stages

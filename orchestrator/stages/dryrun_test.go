@@ -3,6 +3,7 @@ package stages_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,4 +211,62 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestDryRun100kByPatchLevel pins what issue 17 asks the 100k plan's
+// dry-run to show, on its own archive (v20.1.17) and on a v20.1.8 one
+// (with a golden for the latter): the generator version in every
+// workload:// source, statistics for the nine tables stamped with the
+// import's time, the objects the build's workload partitions, the item
+// replicas replicated_idx_0..26, and a partitioning run that is not
+// judged.
+func TestDryRun100kByPatchLevel(t *testing.T) {
+	data, err := os.ReadFile("../../plans/tpcc-100k.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		build, gen, other string
+		orderIdx, fkIdx   bool
+		golden            string
+	}{
+		{"v20.1.17", "2.2.0", "2.1.0", true, false, ""},
+		{"v20.1.8", "2.1.0", "2.2.0", false, true, "dryrun/tpcc-100k-v20.1.8.golden"},
+	} {
+		t.Run(tc.build, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "tpcc-100k.yaml")
+			text := strings.ReplaceAll(string(data), "cockroach-v20.1.17", "cockroach-"+tc.build)
+			if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := dryRun(t, file)
+			out := string(raw)
+			if tc.golden != "" {
+				golden(t, tc.golden, raw)
+			}
+			if !strings.Contains(out, "&version="+tc.gen+"&") || strings.Contains(out, "version="+tc.other) {
+				t.Errorf("want version=%s and no version=%s", tc.gen, tc.other)
+			}
+			if n := strings.Count(out, "INJECT STATISTICS"); n != 9 {
+				t.Errorf("statistics for %d tables, want 9", n)
+			}
+			if strings.Contains(out, "2018-") {
+				t.Error("a 2018 date")
+			}
+			if got := strings.Contains(out, `ALTER INDEX "order"@order_idx PARTITION BY`); got != tc.orderIdx {
+				t.Errorf("order_idx partitioned: %v", got)
+			}
+			if got := strings.Contains(out, "fk_idx PARTITION BY"); got != tc.fkIdx {
+				t.Errorf("an FK index partitioned: %v", got)
+			}
+			for i := 0; i <= 27; i++ {
+				if got := strings.Contains(out, fmt.Sprintf("CREATE UNIQUE INDEX replicated_idx_%d ON item", i)); got != (i < 27) {
+					t.Errorf("replicated_idx_%d: %v", i, got)
+				}
+			}
+			if !strings.Contains(out, "--duration 1m --ramp 1ms --no-verdict") || !strings.Contains(out, "not judged") {
+				t.Error("the partitioning run is judged")
+			}
+		})
+	}
 }

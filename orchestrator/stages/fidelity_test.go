@@ -36,75 +36,102 @@ func stepsOf(compiled []stages.Stage, name string) []stages.Step {
 	return nil
 }
 
-// TestImportStage100k checks the 100k plan's import against the research
-// notes (cockroach.md §4.1, §4.3): one job on workload1 running `benchrig
-// tpcc import` for v20.1 on 81 nodes, showing one IMPORT TABLE per table
-// (9) with 81 or 82 workload:///csv/tpcc/ sources (82 when the batches do
-// not divide by 81: workload's short last range), version=2.1.0,
-// warehouses=100000, seed=1, and the 10 NOT VALID foreign keys; and that
-// what it shows is what the command's own flags produce.
+// on808 is the 100k plan on a v20.1.8 archive: the last patch level
+// whose workload has generator 2.1.0 and the old partitioning.
+func on808(s string) string { return strings.ReplaceAll(s, "cockroach-v20.1.17", "cockroach-v20.1.8") }
+
+// TestImportStage100k checks the 100k plan's import against the
+// release-20.1 source (docs/fidelity/v20.1.md): one job on workload1
+// running `benchrig tpcc import` for the plan's build on 81 nodes,
+// showing one IMPORT TABLE per table (9) with 81 or 82
+// workload:///csv/tpcc/ sources (82 when the batches do not divide by 81:
+// workload's short last range), warehouses=100000, seed=1, fks=true, the
+// build's generator (v20.1.17: version=2.2.0 and deprecated-fk-indexes=true;
+// v20.1.8: 2.1.0 and no such flag), statistics for all nine tables stamped
+// with the import's time (no fixed date), and the 10 NOT VALID foreign
+// keys; and that what it shows is what the command's own flags produce.
 func TestImportStage100k(t *testing.T) {
-	_, compiled := compile100k(t, nil)
-	steps := stepsOf(compiled, "import")
-	if len(steps) != 1 {
-		t.Fatalf("import: %d steps, want one job", len(steps))
-	}
-	s := steps[0]
-	want := "./benchrig tpcc import --cockroach-version v20.1 --nodes 81 --warehouses 100000 postgres://root@10.0.1.11:26257/tpcc?sslmode=disable"
-	if s.Host != "workload1" || s.Kind != stages.Job || strings.Join(s.Cmd.Args, " ") != want {
-		t.Fatalf("import step %s %s %q, want a job on workload1: %s", s.Host, s.Kind, s.Cmd.Args, want)
-	}
-	imports := regexp.MustCompile(`(?m)^IMPORT TABLE "([a-z_]+)"`).FindAllStringSubmatch(s.Shows, -1)
-	if len(imports) != 9 {
-		t.Errorf("%d IMPORT statements, want 9", len(imports))
-	}
-	for _, m := range imports {
-		table := m[1]
-		srcs := regexp.MustCompile(`(?m)^--   \$\d+ = (workload:///csv/tpcc/`+table+`\?\S+)$`).FindAllStringSubmatch(s.Shows, -1)
-		if n := len(srcs); n != 81 && n != 82 {
-			t.Errorf("%s: %d sources, want 81 (82 with a short last range)", table, n)
-		}
-		for _, src := range srcs {
-			u, err := url.Parse(src[1])
+	for _, tc := range []struct {
+		build, gen, dfk string
+		edit            func(string) string
+	}{
+		{"v20.1.17", "2.2.0", "true", nil},
+		{"v20.1.8", "2.1.0", "", on808},
+	} {
+		t.Run(tc.build, func(t *testing.T) {
+			_, compiled := compile100k(t, tc.edit)
+			steps := stepsOf(compiled, "import")
+			if len(steps) != 1 {
+				t.Fatalf("import: %d steps, want one job", len(steps))
+			}
+			s := steps[0]
+			want := "./benchrig tpcc import --cockroach-version " + tc.build + " --nodes 81 --warehouses 100000 postgres://root@10.0.1.11:26257/tpcc?sslmode=disable"
+			if s.Host != "workload1" || s.Kind != stages.Job || strings.Join(s.Cmd.Args, " ") != want {
+				t.Fatalf("import step %s %s %q, want a job on workload1: %s", s.Host, s.Kind, s.Cmd.Args, want)
+			}
+			imports := regexp.MustCompile(`(?m)^IMPORT TABLE "([a-z_]+)"`).FindAllStringSubmatch(s.Shows, -1)
+			if len(imports) != 9 {
+				t.Errorf("%d IMPORT statements, want 9", len(imports))
+			}
+			for _, m := range imports {
+				table := m[1]
+				srcs := regexp.MustCompile(`(?m)^--   \$\d+ = (workload:///csv/tpcc/`+table+`\?\S+)$`).FindAllStringSubmatch(s.Shows, -1)
+				if n := len(srcs); n != 81 && n != 82 {
+					t.Errorf("%s: %d sources, want 81 (82 with a short last range)", table, n)
+				}
+				for _, src := range srcs {
+					u, err := url.Parse(src[1])
+					if err != nil {
+						t.Fatal(err)
+					}
+					q := u.Query()
+					if q.Get("version") != tc.gen || q.Get("warehouses") != "100000" || q.Get("seed") != "1" || q.Get("fks") != "true" ||
+						q.Get("deprecated-fk-indexes") != tc.dfk {
+						t.Errorf("%s: source %s: want version=%s, deprecated-fk-indexes=%q, warehouses=100000, seed=1, fks=true", table, src[1], tc.gen, tc.dfk)
+						break
+					}
+				}
+			}
+			if other := map[string]string{"2.2.0": "version=2.1.0", "2.1.0": "version=2.2.0"}[tc.gen]; strings.Contains(s.Shows, other) {
+				t.Errorf("%s shown for %s", other, tc.build)
+			}
+			if n := regexp.MustCompile(`(?m)^ALTER TABLE "[a-z_]+" INJECT STATISTICS`).FindAllString(s.Shows, -1); len(n) != 9 {
+				t.Errorf("statistics for %d tables, want 9", len(n))
+			}
+			if strings.Contains(s.Shows, "2018-") || !strings.Contains(s.Shows, tpcc.StatsNowPlaceholder) {
+				t.Error("the statistics are not stamped with the import's time")
+			}
+			if n := strings.Count(s.Shows, "FOREIGN KEY"); n != 10 {
+				t.Errorf("%d foreign keys, want 10", n)
+			}
+			if n := strings.Count(s.Shows, "NOT VALID;"); n != 10 {
+				t.Errorf("%d NOT VALID statements, want 10", n)
+			}
+			if !strings.Contains(s.Shows, "49.91G rows, 8.0 TB") || !strings.Contains(s.Shows, "warehouses per node-hour, the published 100k recipe's") {
+				t.Errorf("the estimate (rows, bytes, rate and its source) is not shown:\n%s", lastLine(s.Shows))
+			}
+
+			// What the step shows is what its own flags make `tpcc import` issue.
+			fs := flag.NewFlagSet("import", flag.ContinueOnError)
+			version := fs.String("cockroach-version", "", "")
+			nodes := fs.Int("nodes", 0, "")
+			warehouses := fs.Int("warehouses", 0, "")
+			if err := fs.Parse(s.Cmd.Args[3:]); err != nil {
+				t.Fatal(err)
+			}
+			b, err := tpcc.ParseBuild(*version)
 			if err != nil {
 				t.Fatal(err)
 			}
-			q := u.Query()
-			if q.Get("version") != "2.1.0" || q.Get("warehouses") != "100000" || q.Get("seed") != "1" || q.Get("fks") != "true" {
-				t.Errorf("%s: source %s: want version=2.1.0, warehouses=100000, seed=1, fks=true", table, src[1])
-				break
+			ip, err := tpcc.PlanImport(tpcc.ImportOptions{Version: b.Version, Build: b, Warehouses: *warehouses, Seed: 1, FKs: true, Nodes: *nodes,
+				InjectStats: true, Schema: tpcc.ImportSchema(b.Version, true)})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-	if n := strings.Count(s.Shows, "FOREIGN KEY"); n != 10 {
-		t.Errorf("%d foreign keys, want 10", n)
-	}
-	if n := strings.Count(s.Shows, "NOT VALID;"); n != 10 {
-		t.Errorf("%d NOT VALID statements, want 10", n)
-	}
-	if !strings.Contains(s.Shows, "49.91G rows, 8.0 TB") || !strings.Contains(s.Shows, "warehouses per node-hour, the published 100k recipe's") {
-		t.Errorf("the estimate (rows, bytes, rate and its source) is not shown:\n%s", lastLine(s.Shows))
-	}
-
-	// What the step shows is what its own flags make `tpcc import` issue.
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	version := fs.String("cockroach-version", "", "")
-	nodes := fs.Int("nodes", 0, "")
-	warehouses := fs.Int("warehouses", 0, "")
-	if err := fs.Parse(s.Cmd.Args[3:]); err != nil {
-		t.Fatal(err)
-	}
-	v, err := tpcc.ParseVersion(*version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ip, err := tpcc.PlanImport(tpcc.ImportOptions{Version: v, Warehouses: *warehouses, Seed: 1, FKs: true, Nodes: *nodes,
-		InjectStats: true, Schema: tpcc.ImportSchema(v, true)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if wantShows := ip.Display() + "-- " + tpcc.EstimateImport(*warehouses, *nodes).String(); s.Shows != wantShows {
-		t.Error("the import step shows something else than tpcc import --dry-run prints for its flags")
+			if wantShows := ip.Display() + "-- " + tpcc.EstimateImport(*warehouses, *nodes).String(); s.Shows != wantShows {
+				t.Error("the import step shows something else than tpcc import --dry-run prints for its flags")
+			}
+		})
 	}
 }
 
@@ -113,37 +140,59 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-// TestPartitionStage100k: the partitioning run shows workload v20.1's
-// statements: p0_0 from 0 to 3703 (bounds (i*W)/P on 0-based ids), the
-// partitions p<idx>_0..p<idx>_26 pinned to +rack=<i>, and one item replica
-// per rack, replicated_idx_0..26 (v20.1's name; item_idx_<i> from v20.2).
+// TestPartitionStage100k: the partitioning run shows the statements of
+// the plan's build's workload: p0_0 from 0 to 3703 (bounds (i*W)/P on
+// 0-based ids), the partitions p<idx>_0..p<idx>_26 pinned to +rack=<i>,
+// one item replica per rack, replicated_idx_0..26 (replicateItem's
+// statements); on v20.1.17 "order"@order_idx partitioned and no FK index,
+// on v20.1.8 the three FK indexes partitioned and order_idx skipped.
 func TestPartitionStage100k(t *testing.T) {
-	_, compiled := compile100k(t, nil)
-	var shows string
-	for _, s := range stepsOf(compiled, "partition") {
-		if s.JobName == "partition" {
-			shows = s.Shows
-		}
-	}
-	for _, want := range []string{
-		"ALTER TABLE warehouse PARTITION BY RANGE (w_id) (\n  PARTITION p0_0 VALUES FROM (0) to (3703),\n  PARTITION p0_1 VALUES FROM (3703) to (7407),",
-		"  PARTITION p0_26 VALUES FROM (96296) to (100000)\n)",
-		"ALTER PARTITION p0_26 OF TABLE warehouse CONFIGURE ZONE USING constraints = '[+rack=26]'",
-		"ALTER INDEX order_line@order_line_stock_fk_idx PARTITION BY RANGE (ol_supply_w_id)",
+	fkIdx := []string{"order_line@order_line_stock_fk_idx", "history@history_customer_fk_idx", "history@history_district_fk_idx"}
+	for _, tc := range []struct {
+		build        string
+		edit         func(string) string
+		orderIdx, fk bool
+	}{
+		{"v20.1.17", nil, true, false},
+		{"v20.1.8", on808, false, true},
 	} {
-		if !strings.Contains(shows, want) {
-			t.Errorf("partitioning SQL lacks %q", want)
-		}
-	}
-	for i := 0; i < 27; i++ {
-		idx := fmt.Sprintf("CREATE UNIQUE INDEX replicated_idx_%d ON item (i_id) STORING (i_im_id,i_name,i_price,i_data)", i)
-		zone := fmt.Sprintf(`ALTER INDEX item@replicated_idx_%d CONFIGURE ZONE USING num_replicas = COPY FROM PARENT, constraints='{"+rack=%d": 1}', lease_preferences='[[+rack=%d]]'`, i, i, i)
-		if !strings.Contains(shows, idx) || !strings.Contains(shows, zone) {
-			t.Errorf("item replica %d missing or not pinned to rack %d", i, i)
-		}
-	}
-	if strings.Contains(shows, "replicated_idx_27") {
-		t.Error("a 28th item replica")
+		t.Run(tc.build, func(t *testing.T) {
+			_, compiled := compile100k(t, tc.edit)
+			var shows string
+			for _, s := range stepsOf(compiled, "partition") {
+				if s.JobName == "partition" {
+					shows = s.Shows
+				}
+			}
+			for _, want := range []string{
+				"ALTER TABLE warehouse PARTITION BY RANGE (w_id) (\n  PARTITION p0_0 VALUES FROM (0) to (3703),\n  PARTITION p0_1 VALUES FROM (3703) to (7407),",
+				"  PARTITION p0_26 VALUES FROM (96296) to (100000)\n)",
+				"ALTER PARTITION p0_26 OF TABLE warehouse CONFIGURE ZONE USING constraints = '[+rack=26]'",
+				"-- workload's partitioning for CockroachDB " + tc.build,
+			} {
+				if !strings.Contains(shows, want) {
+					t.Errorf("partitioning SQL lacks %q", want)
+				}
+			}
+			if got := strings.Contains(shows, `ALTER INDEX "order"@order_idx PARTITION BY RANGE (o_w_id)`); got != tc.orderIdx {
+				t.Errorf("order_idx partitioned: %v, want %v", got, tc.orderIdx)
+			}
+			for _, ix := range fkIdx {
+				if got := strings.Contains(shows, "ALTER INDEX "+ix+" PARTITION BY"); got != tc.fk {
+					t.Errorf("%s partitioned: %v, want %v", ix, got, tc.fk)
+				}
+			}
+			for i := 0; i < 27; i++ {
+				idx := fmt.Sprintf("CREATE UNIQUE INDEX replicated_idx_%d ON item (i_id) STORING (i_im_id, i_name, i_price, i_data)", i)
+				zone := fmt.Sprintf(`ALTER INDEX item@replicated_idx_%d CONFIGURE ZONE USING num_replicas = COPY FROM PARENT, constraints = '{"+rack=%d":1}', lease_preferences = '[[+rack=%d]]'`, i, i, i)
+				if !strings.Contains(shows, idx) || !strings.Contains(shows, zone) {
+					t.Errorf("item replica %d missing or not pinned to rack %d", i, i)
+				}
+			}
+			if strings.Contains(shows, "replicated_idx_27") || strings.Contains(shows, "item_idx_") {
+				t.Error("a 28th item replica, or v21.1's names")
+			}
+		})
 	}
 }
 

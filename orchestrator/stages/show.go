@@ -112,9 +112,10 @@ func showFidelity(w io.Writer, p *plan.Plan) {
 	t := p.TPCC
 	if p.Flavor == plan.Cockroach {
 		release := "asked from the server at run time (set tpcc.cockroach_version to fix it)"
-		if v, ok := p.CockroachRelease(); ok {
-			release = fmt.Sprintf("%s (tpcc generator %s, warehouses 0..%d", v, v.Generator(), t.Warehouses-1)
-			if v.URLPerAffinity() {
+		if b, ok := p.CockroachBuild(); ok {
+			rel := b.Release()
+			release = fmt.Sprintf("%s (tpcc generator %s, statistics for %d tables, warehouses 0..%d", b, rel.Generator, len(rel.StatsTables), t.Warehouses-1)
+			if rel.URLPerAffinity {
 				release += ", URL j serves partition affinity[j])"
 			} else {
 				release += ", URL j serves partition j % partitions)"
@@ -132,7 +133,10 @@ func showFidelity(w io.Writer, p *plan.Plan) {
 	fmt.Fprintf(w, "import: %s\n", how)
 	driver := "benchrig (embedded driver)"
 	if t.Driver == plan.DriverWorkload {
-		driver = "workload (binaries.workload, the recipe's own commands)"
+		driver = "workload (the cluster's own binary as `cockroach workload`, the recipe's own commands)"
+		if p.Binaries.Workload != nil {
+			driver = "workload (binaries.workload, the recipe's own commands)"
+		}
 	}
 	fmt.Fprintf(w, "driver: %s\n", driver)
 	if t.Partitions > 0 && p.Flavor == plan.Cockroach {

@@ -12,9 +12,13 @@ import (
 )
 
 // driver: workload runs the recipes' own commands with CockroachDB's
-// official workload binary (binaries.workload, sha256-checked): fixtures
-// import, the short partitioning run, the allocation and the measured
-// run with --partition-affinity and --histograms over the addrs file.
+// workload: by default the cluster's own binary (`./cockroach workload
+// ...`, the database archive installed on every workload host too, as
+// roachtest runs TPC-C), so that the generator the IMPORT names is the
+// one every node builds in; or a separate workload binary when the plan
+// gives binaries.workload (sha256-checked). fixtures import, the short
+// partitioning run, the allocation and the measured run with
+// --partition-affinity and --histograms over the addrs file.
 // benchrig still installs it, starts the runs at one instant, collects
 // the histograms and merges them (`benchrig tpcc merge` reads workload's
 // ndjson). Every plan value is an argument; the addrs file is written
@@ -60,8 +64,28 @@ func init() {
 	scriptNames[workloadRunScript] = "workload-run"
 }
 
-// workloadInstall puts the workload binary and the addrs file (every
-// node's URL, in node order) on workload host h.
+// workloadBinary is the file workload runs from on a workload host:
+// binaries.workload when the plan gives one, else the cluster's own
+// cockroach binary (every release since v19.1 has `cockroach workload`;
+// v20.1's includes fixtures import through its CCL init hooks).
+func workloadBinary(p *plan.Plan) (b plan.Binary, file string) {
+	if p.Binaries.Workload != nil {
+		return *p.Binaries.Workload, "workload"
+	}
+	return p.Binaries.Database, "cockroach"
+}
+
+// workloadCommand is the argv of a workload subcommand: `./workload
+// run ...` or `./cockroach workload run ...`.
+func workloadCommand(p *plan.Plan, sub ...string) []string {
+	if _, file := workloadBinary(p); file == "cockroach" {
+		return append([]string{"./cockroach", "workload"}, sub...)
+	}
+	return append([]string{"./workload"}, sub...)
+}
+
+// workloadInstall puts the workload binary (or the cluster's cockroach)
+// and the addrs file (every node's URL, in node order) on workload host h.
 func (c *compiler) workloadInstall(st *Stage, h plan.Host) {
 	b, file := workloadBinary(c.p)
 	st.add(installBinary(h, b, h.Dir+"/"+file, false)...)
@@ -77,25 +101,6 @@ func (c *compiler) workloadInstall(st *Stage, h plan.Host) {
 		args = append(args, workloadURL(c.p.Nodes[i]))
 	}
 	st.add(Step{Host: h.Name, Kind: Exec, What: "write the addrs file", Cmd: remote.Cmd{Args: args}})
-}
-
-// workloadBinary is the file workload runs from on a workload host:
-// binaries.workload when the plan gives one, else the cluster's own
-// cockroach binary (`cockroach workload`, as the v20.2+ recipes run it).
-func workloadBinary(p *plan.Plan) (b plan.Binary, file string) {
-	if p.Binaries.Workload != nil {
-		return *p.Binaries.Workload, "workload"
-	}
-	return p.Binaries.Database, "cockroach"
-}
-
-// workloadCommand is the argv of a workload subcommand: `./workload
-// run ...` or `./cockroach workload run ...`.
-func workloadCommand(p *plan.Plan, sub ...string) []string {
-	if _, file := workloadBinary(p); file == "cockroach" {
-		return append([]string{"./cockroach", "workload"}, sub...)
-	}
-	return append([]string{"./workload"}, sub...)
 }
 
 // workloadImport is the recipe's `./workload fixtures import tpcc
@@ -118,7 +123,7 @@ func (f cockroachFlavor) workloadImport(st *Stage) {
 		args = append(args, "--files-per-node", strconv.Itoa(t.Import.FilesPerNode))
 	}
 	args = append(args, workloadURL(p.Nodes[0]))
-	st.add(Step{Host: h.Name, Kind: Job, What: "workload fixtures import tpcc", JobName: "import", JobDir: h.Dir + "/jobs",
+	st.add(Step{Host: h.Name, Kind: Job, What: strings.Join(args[1:], " "), JobName: "import", JobDir: h.Dir + "/jobs",
 		Cmd: remote.Cmd{Dir: h.Dir, Args: args}, Shows: f.importShows(partitionHere)})
 	if partitionHere {
 		// The import partitioned: the recipe waits for up-replication
@@ -128,7 +133,9 @@ func (f cockroachFlavor) workloadImport(st *Stage) {
 	}
 }
 
-// workloadPartition is the recipe's short partitioning run.
+// workloadPartition is the recipe's short partitioning run. workload
+// never judges it (its PostRun prints the figures and returns nil), so
+// only its exit status counts.
 func (f cockroachFlavor) workloadPartition(st *Stage) {
 	p := f.p
 	t := p.TPCC
@@ -137,8 +144,8 @@ func (f cockroachFlavor) workloadPartition(st *Stage) {
 	args = append(args, f.partitionFlags()...)
 	args = append(args, "--warehouses", strconv.Itoa(t.Warehouses), "--duration", t.PartitionRun.String(), "--ramp", "1ms",
 		workloadURL(p.Nodes[0]))
-	st.add(Step{Host: h.Name, Kind: Job, What: "partition the tables (workload run)", JobName: "partition", JobDir: h.Dir + "/jobs",
-		Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(t.Ulimit, args)}, Shows: f.partitionShows()})
+	st.add(Step{Host: h.Name, Kind: Job, What: "partition the tables (workload run; " + notJudged + ")", JobName: "partition", JobDir: h.Dir + "/jobs",
+		Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(t.Ulimit, args)}, Shows: "-- " + notJudged + " (workload prints its figures, exits 0)\n" + f.partitionShows()})
 }
 
 // workloadRunStep is one host's allocation or measured run: args is
@@ -162,6 +169,9 @@ func workloadRunStep(p *plan.Plan, h plan.Host, what, job string, startAt bool, 
 		Shows:      "-- as the recipe: " + RecipeLine(p.TPCC.Ulimit, args),
 	}
 }
+
+// notJudged is how the partitioning run's step says it has no verdict.
+const notJudged = "not judged: partitions the tables, as workload's own short run"
 
 // RecipeLine is the recipe's shell line for a workload run: `ulimit -n N
 // && ./workload run tpcc ... $(cat addrs)`.

@@ -11,10 +11,16 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/stages"
 )
 
-// withWorkloadDriver turns the 100k plan into a driver: workload plan.
+// withWorkloadDriver turns the 100k plan into a driver: workload plan,
+// which runs the cluster's own binary as `cockroach workload`.
 func withWorkloadDriver(s string) string {
-	s = strings.Replace(s, "tpcc:\n", "tpcc:\n  driver: workload\n", 1)
-	return strings.Replace(s, "binaries:\n", "binaries:\n  workload:\n    url: https://edge-binaries.cockroachdb.com/cockroach/workload.LATEST\n"+
+	return strings.Replace(s, "tpcc:\n", "tpcc:\n  driver: workload\n", 1)
+}
+
+// withWorkloadBinary adds a separate workload binary (binaries.workload)
+// to a driver: workload plan: a pinned build, never a moving LATEST.
+func withWorkloadBinary(s string) string {
+	return strings.Replace(withWorkloadDriver(s), "binaries:\n", "binaries:\n  workload:\n    url: https://example.invalid/workload-v20.1.17\n"+
 		"    sha256: 1111111111111111111111111111111111111111111111111111111111111111\n", 1)
 }
 
@@ -82,16 +88,37 @@ func asRecipeLine(t *testing.T, s stages.Step) string {
 
 // TestWorkloadDriverMatchesRecipe: with driver: workload the import,
 // partition, allocate and run stages issue the seed recipe's own command
-// lines, flag for flag and in order, ulimit -n 200500 included.
+// lines, flag for flag and in order, ulimit -n 200500 included: by
+// default as `./cockroach workload ...` from the cluster's own archive
+// (installed on every workload host, so the generator is the nodes'),
+// with binaries.workload as `./workload ...` from that binary.
 func TestWorkloadDriverMatchesRecipe(t *testing.T) {
-	_, compiled := compile100k(t, withWorkloadDriver)
+	for _, tc := range []struct {
+		name, head, installed string
+		edit                  func(string) string
+	}{
+		{"cluster binary", "./cockroach workload ",
+			"cockroach-v20.1.17.linux-amd64.tgz 0000000000000000000000000000000000000000000000000000000000000000 benchrig/cockroach cockroach-v20.1.17.linux-amd64/cockroach", withWorkloadDriver},
+		{"separate binary", "./workload ",
+			"workload-v20.1.17 1111111111111111111111111111111111111111111111111111111111111111 benchrig/workload", withWorkloadBinary},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkWorkloadDriver(t, tc.edit, tc.head, tc.installed) })
+	}
+}
+
+func checkWorkloadDriver(t *testing.T, edit func(string) string, head, installedArgs string) {
+	_, compiled := compile100k(t, edit)
 	var got []string
 	for _, name := range []string{"import", "partition", "allocate", "run"} {
 		for _, s := range stepsOf(compiled, name) {
 			// The recipe's commands are the jobs the stage waits for;
 			// the host samplers beside the run are detached.
 			if s.Kind == stages.Job && s.JobMode == stages.JobWait {
-				got = append(got, asRecipeLine(t, s))
+				line := asRecipeLine(t, s)
+				if !strings.Contains(line, head) {
+					t.Errorf("%s: %s runs something else than %q", s.Host, line, head)
+				}
+				got = append(got, strings.Replace(line, head, "./workload ", 1))
 			}
 		}
 	}
@@ -112,7 +139,7 @@ func TestWorkloadDriverMatchesRecipe(t *testing.T) {
 	var addrs []string
 	installed := 0
 	for _, s := range stepsOf(compiled, "install") {
-		if strings.Contains(strings.Join(s.Cmd.Args, " "), "workload.LATEST 1111111111111111111111111111111111111111111111111111111111111111 benchrig/workload") {
+		if strings.Contains(strings.Join(s.Cmd.Args, " "), installedArgs) && strings.HasPrefix(s.Host, "workload") {
 			installed++
 		}
 		if s.What == "write the addrs file" && s.Host == "workload1" {
