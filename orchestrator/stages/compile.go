@@ -218,7 +218,10 @@ func (c *compiler) driver() plan.Binary {
 // extracts the member as remote.TarExtractArgs does (a member such as
 // "--checkpoint-action=exec=..." is then a name, never an option), and
 // validation has already rejected any member that is not a plain relative
-// path.
+// path. curl gets the URL after "--" with --globoff, so "[1-3]" and "{a,b}"
+// are literal characters of one URL rather than a pattern of several, and
+// --proto/--proto-redir keep it, and any redirect, to http(s) (no file://,
+// no scp://). Validation has checked the URL's shape too (validateURL).
 const installScript = `set -eu
 url=$1 sum=$2 dest=$3 member=$4
 if [ -z "$member" ] && [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status - 2>/dev/null; then
@@ -229,7 +232,7 @@ if [ -n "$member" ] && [ -f "$dest" ] && [ "$(cat "$dest.archive-sha256" 2>/dev/
 fi
 tmp="$dest.download.$$"
 trap 'rm -f "$tmp" "$tmp.x"' EXIT
-curl -fsSL --retry 3 -o "$tmp" -- "$url"
+curl -fsSL --globoff --proto =https,http --proto-redir =https,http --retry 3 -o "$tmp" -- "$url"
 echo "$sum  $tmp" | sha256sum -c --quiet -
 if [ -n "$member" ]; then tar -xzf "$tmp" -O --no-wildcards -- "$member" > "$tmp.x"; mv -- "$tmp.x" "$tmp"; fi
 chmod 755 -- "$tmp"
