@@ -170,12 +170,20 @@ type compiler struct {
 }
 
 // install puts the database binary on every node and the driver on every
-// workload host, creating the work directories first; the nodes get the
+// workload host, creating the work directories (and cockroach stores)
+// first, each marked as benchrig's (mkdirOwnedScript); the nodes get the
 // benchrig binary too when the run samples them (benchrig hoststat).
 func (c *compiler) install(st *Stage) {
 	for _, h := range c.p.Nodes {
-		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
-			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", "--", h.Dir + "/jobs"}}})
+		dirs := []string{h.Dir}
+		what := "create work directory"
+		if c.p.Flavor == plan.Cockroach && h.Store != "" {
+			// PostgreSQL's store is made (and marked) by initdb in the
+			// start stage: initdb wants it absent or empty.
+			dirs = append(dirs, h.Store)
+			what += " and store"
+		}
+		st.add(Step{Host: h.Name, Kind: Exec, What: what, Cmd: remote.Cmd{Args: mkdirOwned(c.p, dirs...)}})
 		c.f.installNode(st, h)
 		if c.samplesHosts() {
 			// The host sampler of the run stage (benchrig hoststat).
@@ -184,7 +192,7 @@ func (c *compiler) install(st *Stage) {
 	}
 	for _, h := range c.p.Workload {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
-			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", "--", h.Dir + "/jobs"}}})
+			Cmd: remote.Cmd{Args: mkdirOwned(c.p, h.Dir)}})
 		st.add(installBinary(h, c.driver(), h.Dir+"/benchrig", false)...)
 		if c.p.TPCC.Driver == plan.DriverWorkload {
 			c.workloadInstall(st, h)
