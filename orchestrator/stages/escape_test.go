@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -170,6 +171,74 @@ func TestSQLValueThroughPostgres(t *testing.T) {
 			if got := string(res[0].Rows[0][0]); sqlValue(v) != v && got != v {
 				t.Errorf("standard_conforming_strings %s: %q: the server read %q", mode, v, got)
 			}
+		}
+	}
+}
+
+// TestConfigureTwiceWithNonstandardStrings is the issue's case through the
+// compiled configure step, run twice with the real psql against a real
+// PostgreSQL: the plan turns standard_conforming_strings off, so the
+// second configure (a resume, a rerun) runs in sessions where a backslash
+// escapes; a value holding \' must still be set exactly, and nothing after
+// it may run.
+func TestConfigureTwiceWithNonstandardStrings(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.NoSync())
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/psql")
+	if len(bins) == 0 {
+		t.Skip("no psql")
+	}
+	value := `x\'; ALTER SYSTEM SET work_mem = '77kB'; --`
+	quoted := strings.ReplaceAll(strings.ReplaceAll(value, `\`, `\\`), `"`, `\"`)
+	text := `version: 1
+name: sco
+flavor: postgres
+nodes:
+  - name: db1
+    addr: 127.0.0.1
+    sql_port: ` + strconv.Itoa(srv.Port()) + `
+binaries:
+  database: {host: ` + filepath.Dir(bins[0]) + `}
+settings:
+  cluster:
+    standard_conforming_strings: "off"
+    log_line_prefix: "` + quoted + `"
+tpcc:
+  warehouses: 1
+stages: [configure]
+`
+	p, err := plan.ParsePlan("sco.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := Compile(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var apply remote.Cmd
+	for _, s := range list[0].Steps {
+		if s.What == "apply settings" {
+			apply = s.Cmd
+		}
+	}
+	if len(apply.Args) == 0 {
+		t.Fatal("no apply settings step")
+	}
+	apply.Env = map[string]string{"PGUSER": "postgres"}
+	ex := remote.NewLocal(remote.LocalConfig{})
+	for i := 1; i <= 2; i++ {
+		if res, err := ex.Run(context.Background(), "db1", apply); err != nil {
+			t.Fatalf("configure %d: %v\n%s%s", i, err, res.Stdout, res.Stderr)
+		}
+	}
+	conn, err := pgx.Connect(context.Background(), srv.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for name, want := range map[string]string{"standard_conforming_strings": "off", "log_line_prefix": value, "work_mem": "4MB"} {
+		var got string
+		if err := conn.QueryRow(context.Background(), "SELECT current_setting($1)", name).Scan(&got); err != nil || got != want {
+			t.Errorf("%s = %q (%v), want %q", name, got, err, want)
 		}
 	}
 }
