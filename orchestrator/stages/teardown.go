@@ -142,13 +142,17 @@ mkdir -p -- "$1/jobs"`
 // mkdirOwned is the step argv that creates dirs as benchrig's (the work
 // directory first).
 func mkdirOwned(p *plan.Plan, dirs ...string) []string {
-	return append([]string{"sh", "-c", mkdirOwnedScript, "sh", "benchrig plan " + p.Name}, dirs...)
+	return append([]string{"sh", "-c", mkdirOwnedScript, "sh", ownedMark(p)}, dirs...)
 }
+
+// ownedMark is what an OwnedMarker holds: which plan made the directory.
+func ownedMark(p *plan.Plan) string { return "benchrig plan " + p.Name }
 
 // wipeScript removes each directory it is given that holds OwnedMarker
 // (as a regular file, in a directory that is not a symbolic link). It
-// never removes the root, the login's home or a directory holding it,
-// whatever the path says once resolved; a directory without the marker is
+// never removes the root, a top-level directory, a home (/home/NAME,
+// /root, /Users/NAME: under sudo ~ is root's), the login's home or a
+// directory holding it, whatever the path says once resolved; a directory without the marker is
 // named and left. What is gone already is fine (a resumed teardown).
 const wipeScript = `set -u
 home=$(cd ~ 2>/dev/null && pwd -P) || home=
@@ -157,7 +161,12 @@ for d; do
   if [ ! -e "$d" ] && [ ! -L "$d" ]; then echo "already gone: $d"; continue; fi
   if [ -L "$d" ] || [ ! -d "$d" ]; then echo "left $d: not a directory of its own (a symbolic link or a file)"; continue; fi
   real=$(cd -P -- "$d" && pwd -P) || { echo "cannot resolve $d"; st=1; continue; }
-  if [ "$real" = / ]; then echo "refused $d: it is the root directory"; st=1; continue; fi
+  case "$real" in
+  /home/*/*|/Users/*/*|/root/*) ;;
+  /home/*|/Users/*|/root) echo "refused $d: $real is a home directory"; st=1; continue;;
+  /*/*) ;;
+  *) echo "refused $d: $real is the root or a top-level directory"; st=1; continue;;
+  esac
   if [ -n "$home" ]; then
     case "$home/" in "$real"/*) echo "refused $d: it is or holds the home directory $home"; st=1; continue;; esac
   fi
