@@ -79,43 +79,54 @@ func FuzzShellJoin(f *testing.F) {
 // and returns the value and the column name it saw.
 func sqlRoundTrip(t testing.TB, c *pgx.Conn, lit, ident string) (string, string) {
 	t.Helper()
-	// The simple protocol sends the text as written, as psql -c does.
-	rows, err := c.Query(context.Background(), "SELECT "+SQLLiteral(lit)+"::text AS "+SQLIdent(ident), pgx.QueryExecModeSimpleProtocol)
+	// The text goes as one simple-protocol Query message, as psql -c sends
+	// it (pgx's own simple mode refuses standard_conforming_strings off).
+	stmt := "SELECT " + SQLLiteral(lit) + "::text AS " + SQLIdent(ident)
+	res, err := c.PgConn().Exec(context.Background(), stmt).ReadAll()
 	if err != nil {
-		t.Fatalf("SELECT %s AS %s: %v", SQLLiteral(lit), SQLIdent(ident), err)
+		t.Fatalf("%s: %v", stmt, err)
 	}
-	defer rows.Close()
-	var v string
-	if !rows.Next() {
-		t.Fatalf("no row: %v", rows.Err())
+	if len(res) != 1 || len(res[0].Rows) != 1 || len(res[0].FieldDescriptions) != 1 {
+		t.Fatalf("%s: want one statement, one row, one column: %+v", stmt, res)
 	}
-	if err := rows.Scan(&v); err != nil {
-		t.Fatal(err)
-	}
-	name := rows.FieldDescriptions()[0].Name
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return v, name
+	return string(res[0].Rows[0][0]), res[0].FieldDescriptions[0].Name
 }
 
 // sqlOK says whether a string can be SQL text at all: PostgreSQL refuses
 // NUL and invalid UTF-8 in a UTF8 database (validation rejects both).
 func sqlOK(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
 
+// sqlConns are two sessions of one real PostgreSQL: standard_conforming_strings
+// on (the default) and off (which a plan's settings can make the server's
+// default, so that the next configure runs under it).
+func sqlConns(t testing.TB) map[string]*pgx.Conn {
+	srv := pgtest.Start(t, pgtest.NoSync())
+	conns := map[string]*pgx.Conn{}
+	for _, mode := range []string{"on", "off"} {
+		conn, err := pgx.Connect(context.Background(), srv.URL("postgres"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close(context.Background()) })
+		if _, err := conn.Exec(context.Background(), "SET standard_conforming_strings = "+mode); err != nil {
+			t.Fatal(err)
+		}
+		conns[mode] = conn
+	}
+	return conns
+}
+
 // FuzzSQLEscaping: a literal and an identifier come back from a real
-// PostgreSQL byte for byte (identifiers up to NAMEDATALEN-1 bytes).
+// PostgreSQL byte for byte (identifiers up to NAMEDATALEN-1 bytes), with
+// standard_conforming_strings on and off.
 func FuzzSQLEscaping(f *testing.F) {
 	for _, w := range hostileWords {
 		f.Add(w)
 	}
-	srv := pgtest.Start(f, pgtest.NoSync())
-	conn, err := pgx.Connect(context.Background(), srv.URL("postgres"))
-	if err != nil {
-		f.Fatal(err)
+	for _, w := range []string{`\'`, `\`, `x\'; SELECT 1; --`, `\\'`, `E'\x41'`, `\'||pg_sleep(1)||'`} {
+		f.Add(w)
 	}
-	f.Cleanup(func() { conn.Close(context.Background()) })
+	conns := sqlConns(f)
 	var mu sync.Mutex // one connection, used by one query at a time
 	f.Fuzz(func(t *testing.T, s string) {
 		if !sqlOK(s) || len(s) > 4096 {
@@ -127,11 +138,25 @@ func FuzzSQLEscaping(f *testing.F) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		v, name := sqlRoundTrip(t, conn, s, ident)
-		if v != s || name != ident {
-			t.Fatalf("SQLLiteral(%q)/SQLIdent: server saw %q and %q", s, v, name)
+		for mode, conn := range conns {
+			v, name := sqlRoundTrip(t, conn, s, ident)
+			if v != s || name != ident {
+				t.Fatalf("standard_conforming_strings %s: SQLLiteral(%q)/SQLIdent: server saw %q and %q", mode, s, v, name)
+			}
 		}
 	})
+}
+
+// TestSQLLiteralBothWays: the issue's case on a real server, both ways: a
+// value with \' is one literal, and what follows it stays inside.
+func TestSQLLiteralBothWays(t *testing.T) {
+	for mode, conn := range sqlConns(t) {
+		for _, s := range []string{`\'`, `x\'; SELECT 1; --`, `C:\dir\`, `\\`, `it''s`, "plain"} {
+			if v, _ := sqlRoundTrip(t, conn, s, "x"); v != s {
+				t.Errorf("standard_conforming_strings %s: %q came back as %q", mode, s, v)
+			}
+		}
+	}
 }
 
 // FuzzPostgresURL: the user and database of a URL come back unchanged from

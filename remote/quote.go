@@ -106,13 +106,21 @@ func isSafe(s string) bool {
 // can carry (a NUL byte in SQL, a tar member that is not a plain relative
 // path, a path pg_ctl would hand to its own /bin/sh).
 
-// SQLLiteral returns s as an SQL string literal: '...' with each ' doubled.
-// It is exact for CockroachDB and for PostgreSQL with
-// standard_conforming_strings on (the default since 9.1, and what benchrig's
-// psql sessions use): backslashes are ordinary characters there. SQL text
-// cannot hold a NUL byte; validation rejects such values first.
+// SQLLiteral returns s as an SQL string literal that means s whatever the
+// session's standard_conforming_strings: a plan may turn that setting off
+// (PostgreSQL), and the next configure (a resume, a rerun) then reads a
+// backslash in '...' as an escape, so that \' would end the string. A
+// value without a backslash is '...' with each ' doubled, which both
+// settings read the same (and CockroachDB, and the recipes, write); one
+// with a backslash is the escape form E'...', where PostgreSQL and
+// CockroachDB always read a doubled backslash or quote as one. SQL
+// text cannot hold a NUL byte; validation rejects such values first.
 func SQLLiteral(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	q := strings.ReplaceAll(s, "'", "''")
+	if !strings.Contains(s, `\`) {
+		return "'" + q + "'"
+	}
+	return "E'" + strings.ReplaceAll(q, `\`, `\\`) + "'"
 }
 
 // SQLIdent returns s as a quoted SQL identifier: "..." with each " doubled.

@@ -169,6 +169,9 @@ func widen(b []byte) []byte {
 	return out
 }
 
+// rawTag is an unescaped HTML tag opener in Markdown.
+var rawTag = regexp.MustCompile(`(^|[^\\])<[A-Za-z/!?][^\n]{0,20}`)
+
 // runHostile runs the plans that pass validation against one sshd on
 // loopback and the PostgreSQL their start stage creates: every hostile
 // value reaches a host (argv, conf files, SQL) and stays data.
@@ -229,6 +232,14 @@ func runHostile(t *testing.T, plans []string, marker string) {
 			}
 			if _, err := os.Stat(marker); err == nil {
 				t.Fatalf("a payload ran:\n%s", lastN(out, 40))
+			}
+			// Plan values reach report.md escaped: no raw HTML tag.
+			reports, _ := filepath.Glob(filepath.Join(dir, "runs", "*", "report.md"))
+			for _, r := range reports {
+				md, _ := os.ReadFile(r)
+				if m := rawTag.Find(md); m != nil {
+					t.Errorf("%s holds raw HTML %q", r, m)
+				}
 			}
 		})
 	}

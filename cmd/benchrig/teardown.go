@@ -25,7 +25,9 @@ func teardownCommand() *cli.Command {
 run PLAN --only teardown, which stops but does not wipe). On every host it
 stops benchrig's detached jobs (drivers, loads, host samplers; SIGTERM,
 then SIGKILL after 60s), then the database nodes. With --wipe it then
-removes every node's store and every host's work directory: it lists them
+removes every node's store and every host's work directory that benchrig
+created (each holds a .benchrig-owned marker; a directory without one, the
+login's home or a directory holding it is named and left): it lists them
 and asks for "yes" on a terminal; without a terminal it refuses unless
 --yes. RUN_DIR uses the run's copy of its plan (and logs to its
 logs/teardown/); --dry-run prints every command and contacts nothing.`,
@@ -58,7 +60,7 @@ func confirmWipe(in io.Reader, out io.Writer, terminal bool, t *orchestrator.Tea
 	if !terminal {
 		return withExit(exitUsage, errors.New("teardown --wipe: no terminal to ask on; add --yes to remove the stores and work directories"))
 	}
-	fmt.Fprintf(out, "teardown --wipe of plan %s removes, after stopping everything:\n", t.Plan.Name)
+	fmt.Fprintf(out, "teardown --wipe of plan %s removes, after stopping everything, those of these directories benchrig created (holding .benchrig-owned):\n", t.Plan.Name)
 	for _, h := range t.Plan.Nodes {
 		fmt.Fprintf(out, "  %-12s store %s, work directory %s\n", h.Name, h.Store, h.Dir)
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/benchrig/benchrig/orchestrator/report"
 )
 
 // Formats lists the output formats of Write.
@@ -149,6 +151,9 @@ func writeNotes(w io.Writer, c *Comparison, bullet string) error {
 	}
 	fmt.Fprintln(w)
 	for _, n := range c.Notes {
+		if bullet != "" { // Markdown
+			n = report.Escape(n)
+		}
 		if _, err := fmt.Fprintf(w, "%snote: %s\n", bullet, n); err != nil {
 			return err
 		}
@@ -157,7 +162,11 @@ func writeNotes(w io.Writer, c *Comparison, bullet string) error {
 }
 
 func writeMarkdown(w io.Writer, c *Comparison) error {
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	// Names, plans, flavors and labels come from the runs' report.json:
+	// report.Escape, as in report.md. Figures are benchrig's own text
+	// (a '|' is all they could hold).
+	esc := report.Escape
+	figure := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	var b strings.Builder
 	b.WriteString("| run | plan | flavor | created |\n|---|---|---|---|\n")
 	for _, r := range c.Runs {
@@ -176,7 +185,11 @@ func writeMarkdown(w io.Writer, c *Comparison) error {
 		for _, m := range g.Metrics {
 			cells := row(m)
 			for i := range cells {
-				cells[i] = esc(cells[i])
+				if i == 0 {
+					cells[i] = esc(cells[i])
+				} else {
+					cells[i] = figure(cells[i])
+				}
 			}
 			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 		}

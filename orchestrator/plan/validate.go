@@ -169,6 +169,7 @@ func validate(ps *problems, p *Plan) {
 	validateThresholds(ps, p)
 	validatePreflight(ps, p)
 	checkPartitions(ps, p)
+	validateRemote(ps, p) // paths.go: host paths, URLs and driver flags in their place
 }
 
 func validatePreflight(ps *problems, p *Plan) {

@@ -180,15 +180,15 @@ func writeHostMetrics(b *strings.Builder, r *Report, plots []string) {
 			hostmetrics.SaturatedBusy, hostmetrics.HeadroomBusy)
 		b.WriteString("| round | host | role | samples | median busy % | max busy % | mean iowait % | mean steal % |\n|---|---|---|---:|---:|---:|---:|---:|\n")
 		for _, m := range r.HostMetrics {
-			rd := m.Round
+			rd := Escape(m.Round)
 			if rd == "" {
 				rd = "-"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %d | %.1f | %.1f | %.1f | %.1f |\n", rd, m.Host, m.Role, m.Samples, m.MedianBusy, m.MaxBusy, m.MeanIOWait, m.MeanSteal)
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %.1f | %.1f | %.1f | %.1f |\n", rd, Escape(m.Host), Escape(m.Role), m.Samples, m.MedianBusy, m.MaxBusy, m.MeanIOWait, m.MeanSteal)
 		}
 		b.WriteString("\n")
 	}
 	for _, p := range plots {
-		fmt.Fprintf(b, "![%s](%s)\n\n", strings.TrimSuffix(p, ".svg"), p)
+		b.WriteString(image(p))
 	}
 }

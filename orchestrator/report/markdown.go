@@ -2,8 +2,11 @@ package report
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/benchrig/benchrig/orchestrator/probe"
 )
@@ -15,15 +18,15 @@ func Markdown(r *Report, plots []string) string { return markdown(r, plots, nil)
 // markdown is Markdown with the host CPU plots of the hosts section.
 func markdown(r *Report, plots, hostPlots []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# benchrig report: %s\n\n", r.Plan)
+	fmt.Fprintf(&b, "# benchrig report: %s\n\n", Escape(r.Plan))
 	if r.Description != "" {
-		fmt.Fprintf(&b, "%s\n\n", r.Description)
+		fmt.Fprintf(&b, "%s\n\n", Escape(r.Description))
 	}
-	fmt.Fprintf(&b, "- flavor: %s", r.Flavor)
+	fmt.Fprintf(&b, "- flavor: %s", Escape(r.Flavor))
 	if r.Database != "" {
-		fmt.Fprintf(&b, " (%s)", r.Database)
+		fmt.Fprintf(&b, " (%s)", Escape(r.Database))
 	}
-	fmt.Fprintf(&b, "\n- benchrig: %s\n- started: %s\n", r.Benchrig, r.Created.Format("2006-01-02 15:04:05 MST"))
+	fmt.Fprintf(&b, "\n- benchrig: %s\n- started: %s\n", Escape(r.Benchrig), r.Created.Format("2006-01-02 15:04:05 MST"))
 	fmt.Fprintf(&b, "- TPC-C: %d warehouses", r.TPCC.Warehouses)
 	if r.TPCC.ActiveWarehouses > 0 {
 		fmt.Fprintf(&b, " (%d active)", r.TPCC.ActiveWarehouses)
@@ -31,32 +34,32 @@ func markdown(r *Report, plots, hostPlots []string) string {
 	if r.TPCC.Partitions > 0 {
 		fmt.Fprintf(&b, ", %d partitions", r.TPCC.Partitions)
 	}
-	fmt.Fprintf(&b, ", ramp %s, duration %s\n\n", r.TPCC.Ramp, r.TPCC.Duration)
+	fmt.Fprintf(&b, ", ramp %s, duration %s\n\n", Escape(r.TPCC.Ramp), Escape(r.TPCC.Duration))
 
 	b.WriteString("## Result\n\n")
 	if len(r.CRUD) > 0 {
 		b.WriteString("The seed's CRUD benchmark; \"all\" adds the hosts' counts over each phase's slowest host.\n\n| host |")
 		for _, c := range r.CRUD[0].Columns {
-			fmt.Fprintf(&b, " %s |", c.Name)
+			fmt.Fprintf(&b, " %s |", Escape(c.Name))
 		}
 		b.WriteString("\n|---|" + strings.Repeat("---:|", len(r.CRUD[0].Columns)) + "\n")
 		for _, row := range r.CRUD {
-			fmt.Fprintf(&b, "| %s |", row.Host)
+			fmt.Fprintf(&b, "| %s |", Escape(row.Host))
 			for _, c := range row.Columns {
-				fmt.Fprintf(&b, " %s |", c.Text())
+				fmt.Fprintf(&b, " %s |", Escape(c.Text()))
 			}
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
 	} else if res := r.Result; res != nil {
 		fmt.Fprintf(&b, "| tpmC | efficiency | elapsed | warehouses | verdict |\n|---:|---:|---:|---:|---|\n")
-		fmt.Fprintf(&b, "| %.2f | %.2f %% | %.1f s | %d | %s |\n\n", res.TpmC, res.Efficiency, res.Elapsed, res.Warehouses, verdict(res))
+		fmt.Fprintf(&b, "| %.2f | %.2f %% | %.1f s | %d | %s |\n\n", res.TpmC, res.Efficiency, res.Elapsed, res.Warehouses, Escape(verdict(res)))
 		b.WriteString("Efficiency is tpmC / (12.605 × warehouses), as `tpcc-merge-results` computes it.\n\n")
 		b.WriteString("| transaction | count | errors | retries | ops/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, o := range res.Ops {
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", o.Name, o.Count, count(o.Errors), count(o.Retries), o.PerSec, o.P50, o.P90, o.P95, o.P99, o.Max)
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", Escape(o.Name), o.Count, count(o.Errors), count(o.Retries), o.PerSec, o.P50, o.P90, o.P95, o.P99, o.Max)
 		}
-		fmt.Fprintf(&b, "\nMerged from: %s\n\n", strings.Join(res.Files, ", "))
+		fmt.Fprintf(&b, "\nMerged from: %s\n\n", Escape(strings.Join(res.Files, ", ")))
 		writeHosts(&b, res.Hosts)
 	} else if len(r.Rounds) == 0 {
 		b.WriteString("No histogram files were collected: the run stage did not finish.\n\n")
@@ -65,10 +68,10 @@ func markdown(r *Report, plots, hostPlots []string) string {
 		writeRounds(&b, r)
 	}
 	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "> **Warning:** %s\n\n", w)
+		fmt.Fprintf(&b, "> **Warning:** %s\n\n", Escape(w))
 	}
 	for _, p := range plots {
-		fmt.Fprintf(&b, "![%s](%s)\n\n", strings.TrimSuffix(p, ".svg"), p)
+		b.WriteString(image(p))
 	}
 	writeHostMetrics(&b, r, hostPlots)
 
@@ -82,14 +85,14 @@ func markdown(r *Report, plots, hostPlots []string) string {
 			}
 			sort.Strings(hosts)
 			for _, h := range hosts {
-				fmt.Fprintf(&b, "- %s: %.3f ms\n", h, s.PerHost[h])
+				fmt.Fprintf(&b, "- %s: %.3f ms\n", Escape(h), s.PerHost[h])
 			}
 			b.WriteString("\n")
 		}
 		if len(r.Clock) > 0 {
 			b.WriteString("Clock offsets against the orchestrator (host minus orchestrator, ± half the round trip):\n\n| host | offset ms | round trip ms |\n|---|---:|---:|\n")
 			for _, c := range r.Clock {
-				fmt.Fprintf(&b, "| %s | %.3f | %.3f |\n", c.Host, c.OffsetMs, c.RTTMs)
+				fmt.Fprintf(&b, "| %s | %.3f | %.3f |\n", Escape(c.Host), c.OffsetMs, c.RTTMs)
 			}
 			b.WriteString("\n")
 		}
@@ -100,7 +103,7 @@ func markdown(r *Report, plots, hostPlots []string) string {
 
 	b.WriteString("## Stages\n\n| stage | status | hosts | failed | seconds |\n|---|---|---:|---:|---:|\n")
 	for _, s := range r.Stages {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.1f |\n", s.Name, s.Status, s.Hosts, s.Failures, s.Seconds)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.1f |\n", Escape(s.Name), Escape(s.Status), s.Hosts, s.Failures, s.Seconds)
 	}
 	b.WriteString("\n## Topology\n\n")
 	fmt.Fprintf(&b, "%d database nodes", len(r.Topology.Nodes))
@@ -113,28 +116,28 @@ func markdown(r *Report, plots, hostPlots []string) string {
 		if n.Rack >= 0 {
 			rack = fmt.Sprint(n.Rack)
 		}
-		fmt.Fprintf(&b, "| %s | node | %s | %s | |\n", n.Name, n.Addr, rack)
+		fmt.Fprintf(&b, "| %s | node | %s | %s | |\n", Escape(n.Name), Escape(n.Addr), rack)
 	}
 	for _, w := range r.Topology.Workload {
 		parts := make([]string, len(w.Partitions))
 		for i, p := range w.Partitions {
 			parts[i] = fmt.Sprint(p)
 		}
-		fmt.Fprintf(&b, "| %s | workload | | | %s |\n", w.Name, strings.Join(parts, ","))
+		fmt.Fprintf(&b, "| %s | workload | | | %s |\n", Escape(w.Name), strings.Join(parts, ","))
 	}
 	if len(r.Settings) > 0 || r.License != "" {
 		b.WriteString("\n## Settings\n\n")
 		for _, s := range r.Settings {
-			fmt.Fprintf(&b, "- `%s` = `%s`\n", s.Name, s.Value)
+			fmt.Fprintf(&b, "- %s = %s\n", Escape(s.Name), Escape(s.Value))
 		}
 		if r.License != "" {
-			fmt.Fprintf(&b, "- licence: %s\n", r.License)
+			fmt.Fprintf(&b, "- licence: %s\n", Escape(r.License))
 		}
 	}
 	if len(r.Problems) > 0 {
 		b.WriteString("\n## Problems reading the run\n\n")
 		for _, p := range r.Problems {
-			fmt.Fprintf(&b, "- %s\n", p)
+			fmt.Fprintf(&b, "- %s\n", Escape(p))
 		}
 	}
 	return b.String()
@@ -145,15 +148,15 @@ func writeRounds(b *strings.Builder, r *Report) {
 	sweep := len(r.Points) > 0 && r.Points[0].Flag != ""
 	fmt.Fprintf(b, "%d measured runs", len(r.Rounds))
 	if sweep {
-		fmt.Fprintf(b, ", sweeping --%s", r.Points[0].Flag)
+		fmt.Fprintf(b, ", sweeping --%s", Escape(r.Points[0].Flag))
 	}
 	b.WriteString(".\n\n| run | tpmC | efficiency | elapsed s | verdict |\n|---|---:|---:|---:|---|\n")
 	for _, rd := range r.Rounds {
-		fmt.Fprintf(b, "| %s | %.2f | %.2f %% | %.1f | %s |\n", rd.Label, rd.Result.TpmC, rd.Result.Efficiency, rd.Result.Elapsed, verdict(rd.Result))
+		fmt.Fprintf(b, "| %s | %.2f | %.2f %% | %.1f | %s |\n", Escape(rd.Label), rd.Result.TpmC, rd.Result.Efficiency, rd.Result.Elapsed, Escape(verdict(rd.Result)))
 	}
 	b.WriteString("\n")
 	if sweep {
-		fmt.Fprintf(b, "| %s | runs | tpmC mean | ± stddev | min | max | efficiency mean | ± stddev | min | max | all pass |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", r.Points[0].Flag)
+		fmt.Fprintf(b, "| %s | runs | tpmC mean | ± stddev | min | max | efficiency mean | ± stddev | min | max | all pass |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", Escape(r.Points[0].Flag))
 	} else {
 		b.WriteString("| | runs | tpmC mean | ± stddev | min | max | efficiency mean | ± stddev | min | max | all pass |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	}
@@ -169,7 +172,7 @@ func writeRounds(b *strings.Builder, r *Report) {
 	b.WriteString("\n")
 	if sweep {
 		if r.MaxPassing != nil {
-			fmt.Fprintf(b, "Largest passing --%s: **%d** (every run at efficiency >= 85 %% and within the 90th-percentile limits).\n\n", r.Points[0].Flag, *r.MaxPassing)
+			fmt.Fprintf(b, "Largest passing --%s: **%d** (every run at efficiency >= 85 %% and within the 90th-percentile limits).\n\n", Escape(r.Points[0].Flag), *r.MaxPassing)
 		} else {
 			fmt.Fprintf(b, "No swept value passed (efficiency >= 85 %% and the 90th-percentile limits).\n\n")
 		}
@@ -219,7 +222,7 @@ func writeAudit(b *strings.Builder, audit []HostAudit) {
 	}
 	b.WriteString("## Audit checks\n\n")
 	for _, a := range audit {
-		fmt.Fprintf(b, "%s:\n\n| check | verdict | observed | bounds | detail |\n|---|---|---:|---|---|\n", a.Host)
+		fmt.Fprintf(b, "%s:\n\n| check | verdict | observed | bounds | detail |\n|---|---|---:|---|---|\n", Escape(a.Host))
 		for _, c := range a.Checks {
 			obs, bounds := "", ""
 			if c.Observed != nil {
@@ -236,7 +239,7 @@ func writeAudit(b *strings.Builder, audit []HostAudit) {
 			if bounds != "" && c.Unit != "" {
 				bounds += " " + c.Unit
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", c.ID, c.Verdict, obs, bounds, c.Detail)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", Escape(c.ID), Escape(c.Verdict), Escape(obs), Escape(bounds), Escape(c.Detail))
 		}
 		b.WriteString("\n")
 	}
@@ -257,10 +260,10 @@ func writeDisks(b *strings.Builder, all []Disk) {
 	b.WriteString("## Disks\n\nPreflight's fio run on each store path (" + probe.FioJob + ").\n\n| host | path | read IOPS | write IOPS | read MiB/s | write MiB/s |\n|---|---|---:|---:|---:|---:|\n")
 	for _, d := range disks {
 		if d.Status != "measured" {
-			fmt.Fprintf(b, "| %s | %s | %s | | | |\n", d.Host, d.Path, d.Status)
+			fmt.Fprintf(b, "| %s | %s | %s | | | |\n", Escape(d.Host), Escape(d.Path), Escape(d.Status))
 			continue
 		}
-		fmt.Fprintf(b, "| %s | %s | %.0f | %.0f | %.1f | %.1f |\n", d.Host, d.Path, d.ReadIOPS, d.WriteIOPS, d.ReadKiBps/1024, d.WriteKiBps/1024)
+		fmt.Fprintf(b, "| %s | %s | %.0f | %.0f | %.1f | %.1f |\n", Escape(d.Host), Escape(d.Path), d.ReadIOPS, d.WriteIOPS, d.ReadKiBps/1024, d.WriteKiBps/1024)
 	}
 	b.WriteString("\n")
 }
@@ -284,7 +287,91 @@ func writeHosts(b *strings.Builder, hosts []HostRun) {
 		case !h.Pass:
 			v = "FAIL: " + strings.Join(h.Failures, "; ")
 		}
-		fmt.Fprintf(b, "| %s | %.2f | %.2f %% | %s | %s |\n", h.Host, h.TpmC, h.Efficiency, delay, v)
+		fmt.Fprintf(b, "| %s | %.2f | %.2f %% | %s | %s |\n", Escape(h.Host), h.TpmC, h.Efficiency, delay, Escape(v))
 	}
 	b.WriteString("\n")
+}
+
+// Escape returns s as Markdown inline text that reads as s and does
+// nothing else: the one way a value from the plan, the hosts or a run's
+// files enters report.md. Every character Markdown or HTML gives a meaning
+// inline (` * [ ] { } & | ~ ! # \, _ except inside a word, < before a
+// letter or / ! ?, > at the start) is
+// backslash-escaped, so no value
+// opens a code span, emphasis, a link, raw HTML, an entity or a new
+// table cell; the ':' of "://" and "mailto:" and the '.' of "www." are
+// escaped so that no URL becomes a link;
+// a leading list marker (- + : 1. 1)) is escaped; line breaks and tabs
+// become spaces (a value stays on its line, in its list item or cell),
+// and control and invisible formatting characters (bidi overrides,
+// zero-width spaces) become U+FFFD, shown rather than acted on.
+func Escape(s string) string {
+	s = strings.TrimLeft(s, " \t\r\n")
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	prev := rune(0)
+	for i, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			r = ' '
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"), unicode.IsControl(r), unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+			r = '\uFFFD'
+		}
+		switch {
+		case strings.ContainsRune("\\`*[]{}&|~!#", r):
+			b.WriteByte('\\')
+		case r == '<' && i+1 < len(s) && (isWord(rune(s[i+1])) || strings.IndexByte("/!?", s[i+1]) >= 0),
+			r == '>' && i == 0:
+			// What could open an HTML tag, comment or declaration; '>'
+			// only quotes at the start of a line. "0 < 1", "<= 5" stay.
+			b.WriteByte('\\')
+		case r == '_' && !(isWord(prev) && i+1 < len(s) && isWord(rune(s[i+1]))):
+			// Inside a word (pg_ctl) '_' never starts emphasis
+			// (CommonMark, GFM, blackfriday); elsewhere it may.
+			b.WriteByte('\\')
+		case r == ':' && (strings.HasPrefix(s[i:], "://") || hasSuffixFold(s[:i], "mailto")),
+			r == '.' && hasSuffixFold(s[:i], "www"):
+			// No URL or address becomes a link (blackfriday's and GFM's
+			// autolinks).
+			b.WriteByte('\\')
+		case i == 0 && r == '-',
+			(i == 0 && (r == '+' || r == ':') || (r == '.' || r == ')') && isDigits(s[:i])) && (i+1 == len(s) || strings.IndexByte(" \t\r\n", s[i+1]) >= 0):
+			// "- x", "+ x", "1. x" and "1) x" starting a line are list
+			// items, ": x" a definition; "--" after a list's "- " a rule.
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	// Two trailing spaces before a line's end are a hard line break.
+	return strings.TrimRight(b.String(), " ")
+}
+
+// isWord says whether r is an ASCII letter or digit.
+func isWord(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+}
+
+// hasSuffixFold is strings.HasSuffix ignoring ASCII case.
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+}
+
+// isDigits says whether s is a non-empty run of ASCII digits.
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// image is the Markdown for a plot file next to report.md: its name as
+// the (escaped) alternative text, the path percent-encoded.
+func image(file string) string {
+	return "![" + Escape(strings.TrimSuffix(file, ".svg")) + "](" + (&url.URL{Path: file}).EscapedPath() + ")\n\n"
 }

@@ -170,12 +170,20 @@ type compiler struct {
 }
 
 // install puts the database binary on every node and the driver on every
-// workload host, creating the work directories first; the nodes get the
+// workload host, creating the work directories (and cockroach stores)
+// first, each marked as benchrig's (mkdirOwnedScript); the nodes get the
 // benchrig binary too when the run samples them (benchrig hoststat).
 func (c *compiler) install(st *Stage) {
 	for _, h := range c.p.Nodes {
-		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
-			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", "--", h.Dir + "/jobs"}}})
+		dirs := []string{h.Dir}
+		what := "create work directory"
+		if c.p.Flavor == plan.Cockroach && h.Store != "" {
+			// PostgreSQL's store is made (and marked) by initdb in the
+			// start stage: initdb wants it absent or empty.
+			dirs = append(dirs, h.Store)
+			what += " and store"
+		}
+		st.add(Step{Host: h.Name, Kind: Exec, What: what, Cmd: remote.Cmd{Args: mkdirOwned(c.p, dirs...)}})
 		c.f.installNode(st, h)
 		if c.samplesHosts() {
 			// The host sampler of the run stage (benchrig hoststat).
@@ -184,7 +192,7 @@ func (c *compiler) install(st *Stage) {
 	}
 	for _, h := range c.p.Workload {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
-			Cmd: remote.Cmd{Args: []string{"mkdir", "-p", "--", h.Dir + "/jobs"}}})
+			Cmd: remote.Cmd{Args: mkdirOwned(c.p, h.Dir)}})
 		st.add(installBinary(h, c.driver(), h.Dir+"/benchrig", false)...)
 		if c.p.TPCC.Driver == plan.DriverWorkload {
 			c.workloadInstall(st, h)
@@ -218,7 +226,10 @@ func (c *compiler) driver() plan.Binary {
 // extracts the member as remote.TarExtractArgs does (a member such as
 // "--checkpoint-action=exec=..." is then a name, never an option), and
 // validation has already rejected any member that is not a plain relative
-// path.
+// path. curl gets the URL after "--" with --globoff, so "[1-3]" and "{a,b}"
+// are literal characters of one URL rather than a pattern of several, and
+// --proto/--proto-redir keep it, and any redirect, to http(s) (no file://,
+// no scp://). Validation has checked the URL's shape too (validateURL).
 const installScript = `set -eu
 url=$1 sum=$2 dest=$3 member=$4
 if [ -z "$member" ] && [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status - 2>/dev/null; then
@@ -229,7 +240,7 @@ if [ -n "$member" ] && [ -f "$dest" ] && [ "$(cat "$dest.archive-sha256" 2>/dev/
 fi
 tmp="$dest.download.$$"
 trap 'rm -f "$tmp" "$tmp.x"' EXIT
-curl -fsSL --retry 3 -o "$tmp" -- "$url"
+curl -fsSL --globoff --proto =https,http --proto-redir =https,http --retry 3 -o "$tmp" -- "$url"
 echo "$sum  $tmp" | sha256sum -c --quiet -
 if [ -n "$member" ]; then tar -xzf "$tmp" -O --no-wildcards -- "$member" > "$tmp.x"; mv -- "$tmp.x" "$tmp"; fi
 chmod 755 -- "$tmp"

@@ -45,6 +45,7 @@ if "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then echo "already running: 
 if [ ! -f "$data/PG_VERSION" ]; then
   if [ -z "$paddr" ]; then
     "$bin/initdb" -D "$data" --auth=trust -E UTF8 --locale=C >"$dir/initdb.log"
+    echo "benchrig: made by initdb" >"$data/` + OwnedMarker + `"
     echo "host all,replication all 0.0.0.0/0 trust" >>"$data/pg_hba.conf"
     echo "host all,replication all ::/0 trust" >>"$data/pg_hba.conf"
   else

@@ -20,11 +20,14 @@ import (
 // preflightScript reports what the checks need as key=value lines and
 // always exits 0: the orchestrator judges all hosts together.
 // $1 path to check, $2 open-files limit wanted (0: none), $3 ports
-// (comma-separated, may be empty), $4 fio size (0: no fio), $5 fio seconds.
-const preflightScript = `path=$1 nofile=$2 ports=$3 fiosize=$4 fiosecs=$5
+// (comma-separated, may be empty), $4 fio size (0: no fio), $5 fio seconds,
+// $6 the text of the OwnedMarker it writes into the path when it creates
+// it (as install's mkdirOwnedScript does: teardown --wipe removes only
+// what benchrig made).
+const preflightScript = `path=$1 nofile=$2 ports=$3 fiosize=$4 fiosecs=$5 mark=$6
 echo "os=$(uname -s)"
 echo "arch=$(uname -m)"
-mkdir -p -- "$path" 2>/dev/null
+if [ ! -e "$path" ] && [ ! -L "$path" ] && mkdir -p -- "$path" 2>/dev/null; then printf '%s\n' "$mark" >"$path/` + OwnedMarker + `"; fi
 echo "path=$(cd "$path" 2>/dev/null && pwd)"
 w="$path/.benchrig-writable.$$"
 if [ -d "$path" ] && ( : >"$w" ) 2>/dev/null; then rm -f -- "$w"; echo "writable=1"; else echo "writable=0"; fi
@@ -87,7 +90,7 @@ func (c *compiler) preflight(st *Stage, w Workload) {
 		// The clock is read after the checks, on a connection already up,
 		// so the round trip bounds its error tightly.
 		st.add(Step{Host: h.Name, Kind: Exec, What: "preflight", Probe: "preflight",
-			Cmd: remote.Cmd{Args: []string{"sh", "-c", preflightScript, "sh", path, strconv.Itoa(nofile), strings.Join(ports, ","), pf.FioSize, fioSecs}, Quiet: true}},
+			Cmd: remote.Cmd{Args: []string{"sh", "-c", preflightScript, "sh", path, strconv.Itoa(nofile), strings.Join(ports, ","), pf.FioSize, fioSecs, ownedMark(p)}, Quiet: true}},
 			clockProbe(h.Name))
 		if p.Flavor == plan.Cockroach {
 			arch[h.Name] = binaryArch(p.Binaries.Database)
@@ -95,7 +98,7 @@ func (c *compiler) preflight(st *Stage, w Workload) {
 	}
 	for _, h := range p.Workload {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "preflight", Probe: "preflight",
-			Cmd: remote.Cmd{Args: []string{"sh", "-c", preflightScript, "sh", h.Dir, strconv.Itoa(p.TPCC.Ulimit), "", "0", "0"}, Quiet: true}},
+			Cmd: remote.Cmd{Args: []string{"sh", "-c", preflightScript, "sh", h.Dir, strconv.Itoa(p.TPCC.Ulimit), "", "0", "0", ownedMark(p)}, Quiet: true}},
 			clockProbe(h.Name))
 		arch[h.Name] = binaryArch(c.driver())
 	}

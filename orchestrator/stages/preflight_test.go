@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +115,31 @@ func TestPreflightOpenFilesReal(t *testing.T) {
 		if (err != nil) != (tc.fail != "") || !strings.Contains(table, tc.fail) {
 			t.Errorf("need %d open files, hard limit %d: %v\n%s", tc.need.OpenFiles, hard, err, table)
 		}
+	}
+}
+
+// TestPreflightMarksWhatItCreates: preflight creates a missing work
+// directory (to measure its file system) and marks it as benchrig's, so
+// that install finds it marked and teardown --wipe may remove it; a
+// directory that was there is left unmarked.
+func TestPreflightMarksWhatItCreates(t *testing.T) {
+	base := t.TempDir()
+	made, existing := filepath.Join(base, "a", "work"), filepath.Join(base, "mine")
+	if err := os.Mkdir(existing, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{made, existing} {
+		if out, err := exec.Command("sh", "-c", preflightScript, "sh", path, "0", "", "0", "0", "benchrig plan x").CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", path, err, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(made, OwnedMarker)); err != nil || string(b) != "benchrig plan x\n" {
+		t.Errorf("the directory preflight made: marker %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(existing, OwnedMarker)); err == nil {
+		t.Error("preflight marked a directory it did not make")
+	}
+	if _, err := os.Stat(filepath.Join(base, "a", OwnedMarker)); err == nil {
+		t.Error("preflight marked a parent it made on the way (wipe removes only the named directory)")
 	}
 }

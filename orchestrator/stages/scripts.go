@@ -7,17 +7,19 @@ import "github.com/benchrig/benchrig/remote"
 // a listing can show each script once, by name, and then only the
 // arguments that vary per host.
 var scriptNames = map[string]string{
-	installScript:   "install",
-	pgStartScript:   "pg-start",
-	pgStopScript:    "pg-stop",
-	createDB:        "pg-createdb",
-	preflightScript: "preflight",
-	ulimitScript:    "ulimit",
-	crdbStartScript: "crdb-start",
-	crdbStopScript:  "crdb-stop",
-	crdbInitScript:  "crdb-init",
-	jobsStopScript:  "jobs-stop",
-	pidStopScript:   "pid-stop",
+	installScript:    "install",
+	pgStartScript:    "pg-start",
+	pgStopScript:     "pg-stop",
+	createDB:         "pg-createdb",
+	preflightScript:  "preflight",
+	ulimitScript:     "ulimit",
+	crdbStartScript:  "crdb-start",
+	crdbStopScript:   "crdb-stop",
+	crdbInitScript:   "crdb-init",
+	jobsStopScript:   "jobs-stop",
+	pidStopScript:    "pid-stop",
+	mkdirOwnedScript: "mkdir-owned",
+	wipeScript:       "wipe",
 }
 
 // abbreviated returns c with every known script replaced by a short

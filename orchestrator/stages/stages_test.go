@@ -13,7 +13,9 @@ import (
 // real sh, which must hand the program exactly the planned arguments.
 func TestHostileValues(t *testing.T) {
 	hostile := "x'; rm -rf / #$(id)`id`\"\\"
-	planText := strings.NewReplacer("HOSTILE", strings.ReplaceAll(hostile, `\`, `\\`), "QUOTED", strings.ReplaceAll(strings.ReplaceAll(hostile, `\`, `\\`), `"`, `\"`)).Replace(`version: 1
+	// A download URL holds no space (validation: percent-encode it); the
+	// rest of the payload stays.
+	planText := strings.NewReplacer("HOSTILE", strings.ReplaceAll(hostile, `\`, `\\`), "URLQUOTED", strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(hostile, " ", "%20"), `\`, `\\`), `"`, `\"`), "QUOTED", strings.ReplaceAll(strings.ReplaceAll(hostile, `\`, `\\`), `"`, `\"`)).Replace(`version: 1
 name: hostile
 flavor: cockroach
 nodes:
@@ -24,7 +26,7 @@ nodes:
 workload:
   - name: w1
 binaries:
-  database: {url: "https://example.invalid/c?a=QUOTED", sha256: 0000000000000000000000000000000000000000000000000000000000000000}
+  database: {url: "https://example.invalid/c?a=URLQUOTED", sha256: 0000000000000000000000000000000000000000000000000000000000000000}
   swap: {url: "https://example.invalid/d$(reboot)", sha256: 0000000000000000000000000000000000000000000000000000000000000000}
 start:
   flags: ["--attrs=QUOTED", "; reboot"]

@@ -94,6 +94,7 @@ func (c *compiler) teardown(st *Stage) error {
 	st.then()
 	for _, h := range sampledHosts(p) {
 		var paths []string
+		// The store first: it may lie inside the work directory.
 		for _, d := range []string{h.Store, h.Dir} {
 			if d == "" || slices.Contains(paths, d) {
 				continue
@@ -103,15 +104,77 @@ func (c *compiler) teardown(st *Stage) error {
 			}
 			paths = append(paths, d)
 		}
-		args := append([]string{"rm", "-rf", "--"}, paths...)
+		args := append([]string{"sh", "-c", wipeScript, "sh"}, paths...)
 		if p.Flavor == plan.Cockroach && p.SSH.Sudo {
 			// The store may belong to root (written by a sudo start).
 			args = append([]string{"sudo", "-n"}, args...)
 		}
-		st.add(Step{Host: h.Name, Kind: Exec, What: "remove " + strings.Join(paths, " and "), Cmd: remote.Cmd{Args: args}})
+		st.add(Step{Host: h.Name, Kind: Exec, What: "remove what benchrig made (holding " + OwnedMarker + "): " + strings.Join(paths, " and "), Cmd: remote.Cmd{Args: args}})
 	}
 	return nil
 }
+
+// OwnedMarker is the file benchrig writes into every directory it creates
+// on a host (work directories, stores: mkdirOwnedScript, pgStartScript):
+// teardown --wipe removes a directory only when it holds one, so a plan
+// naming a directory benchrig did not make (a home, /etc, a colleague's
+// data) cannot have it removed.
+const OwnedMarker = ".benchrig-owned"
+
+// mkdirOwnedScript creates each directory ($2...) that does not exist and
+// marks it as benchrig's with OwnedMarker (holding $1); a directory that
+// already exists is used as it is, and marked only if benchrig made it
+// before. Then the work directory ($2) gets its jobs directory.
+const mkdirOwnedScript = `set -eu
+mark=$1; shift
+for d; do
+  if [ -f "$d/` + OwnedMarker + `" ]; then continue; fi
+  if [ -e "$d" ] || [ -L "$d" ]; then
+    echo "using $d, which benchrig did not create: teardown --wipe will leave it"
+    continue
+  fi
+  mkdir -p -- "$d"
+  printf '%s\n' "$mark" >"$d/` + OwnedMarker + `"
+done
+mkdir -p -- "$1/jobs"`
+
+// mkdirOwned is the step argv that creates dirs as benchrig's (the work
+// directory first).
+func mkdirOwned(p *plan.Plan, dirs ...string) []string {
+	return append([]string{"sh", "-c", mkdirOwnedScript, "sh", ownedMark(p)}, dirs...)
+}
+
+// ownedMark is what an OwnedMarker holds: which plan made the directory.
+func ownedMark(p *plan.Plan) string { return "benchrig plan " + p.Name }
+
+// wipeScript removes each directory it is given that holds OwnedMarker
+// (as a regular file, in a directory that is not a symbolic link). It
+// never removes the root, a top-level directory, a home (/home/NAME,
+// /root, /Users/NAME: under sudo ~ is root's), the login's home or a
+// directory holding it, whatever the path says once resolved; a directory without the marker is
+// named and left. What is gone already is fine (a resumed teardown).
+const wipeScript = `set -u
+home=$(cd ~ 2>/dev/null && pwd -P) || home=
+st=0
+for d; do
+  if [ ! -e "$d" ] && [ ! -L "$d" ]; then echo "already gone: $d"; continue; fi
+  if [ -L "$d" ] || [ ! -d "$d" ]; then echo "left $d: not a directory of its own (a symbolic link or a file)"; continue; fi
+  real=$(cd -P -- "$d" && pwd -P) || { echo "cannot resolve $d"; st=1; continue; }
+  case "$real" in
+  /home/*/*|/Users/*/*|/root/*) ;;
+  /home/*|/Users/*|/root) echo "refused $d: $real is a home directory"; st=1; continue;;
+  /*/*) ;;
+  *) echo "refused $d: $real is the root or a top-level directory"; st=1; continue;;
+  esac
+  if [ -n "$home" ]; then
+    case "$home/" in "$real"/*) echo "refused $d: it is or holds the home directory $home"; st=1; continue;; esac
+  fi
+  if [ ! -f "$d/` + OwnedMarker + `" ] || [ -L "$d/` + OwnedMarker + `" ]; then
+    echo "left $d: no ` + OwnedMarker + ` in it (benchrig did not create it)"; continue
+  fi
+  rm -rf -- "$real" && echo "removed $d" || st=1
+done
+exit $st`
 
 // wipeable refuses a path whose removal would take more than benchrig's
 // files: the root, the login's home (""/"."), anything climbing out with

@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/remote/sshtest"
 )
 
 // TestJobsStopScript runs the teardown's job stop through sh on real
@@ -101,5 +103,126 @@ func TestTeardownCompiles(t *testing.T) {
 	p.Workload[0].Dir = "."
 	if _, err := Compile(p, Options{Only: []string{"teardown"}, Wipe: true}); err == nil || !strings.Contains(err.Error(), "load1") {
 		t.Errorf("wiping the home directory: %v", err)
+	}
+}
+
+// TestWipeOverSSH runs the compiled install and teardown --wipe steps
+// against a real sshd on loopback: the work directory benchrig created
+// (marked) is removed; a store that existed before (no marker) is named
+// and left with its contents; the login's home, a directory holding it,
+// and a symbolic link to it are refused even with a marker planted; a
+// plan whose dir is the home is refused at validation and at compile.
+func TestWipeOverSSH(t *testing.T) {
+	l := sshtest.StartT(t, 1)
+	ctx := context.Background()
+	ex, err := remote.NewSSH(l.Targets(), remote.SSHConfig{KnownHostsFiles: []string{l.KnownHostsPath()}, NoAgent: true,
+		SSHConfigFile: "none", ConnectTimeout: 10 * time.Second, KillGrace: 2 * time.Second, RetryBackoff: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	host, base := l.Name(0), l.HostDir(0)
+	run := func(c remote.Cmd) (string, error) {
+		t.Helper()
+		res, err := ex.Run(ctx, host, c)
+		return string(res.Stdout) + string(res.Stderr), err
+	}
+	// A store that is not benchrig's: it exists, with data, before install.
+	foreign := filepath.Join(base, "foreign")
+	if out, err := run(remote.Cmd{Args: []string{"sh", "-c", `mkdir -p "$1" && echo data >"$1/keep"`, "sh", foreign}}); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	text := strings.NewReplacer("NAME", host, "BASE", base).Replace(`version: 1
+name: wipe
+flavor: cockroach
+nodes:
+  - name: NAME
+    dir: BASE/work
+    store: BASE/foreign
+binaries:
+  database: {url: "https://example.invalid/c", sha256: 0000000000000000000000000000000000000000000000000000000000000000}
+  install_path: BASE/cockroach
+tpcc: {warehouses: 1}
+stages: [install]
+`)
+	p, err := plan.ParsePlan("wipe.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := Compile(p, Options{DriverPath: "/bin/true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mkdir := list[0].Steps[0]
+	if !strings.HasPrefix(mkdir.What, "create work directory") {
+		t.Fatalf("first install step: %s", mkdir.What)
+	}
+	for i := 0; i < 2; i++ { // a resumed install finds its marker
+		out, err := run(mkdir.Cmd)
+		if err != nil || !strings.Contains(out, "using "+foreign+", which benchrig did not create") {
+			t.Fatalf("install: %v: %s", err, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(base, "work", OwnedMarker)); err != nil {
+		t.Fatalf("the work directory has no marker: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(foreign, OwnedMarker)); err == nil {
+		t.Fatal("a directory benchrig did not create was marked")
+	}
+	list, err = Compile(p, Options{Only: []string{"teardown"}, Wipe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wipe := list[0].Steps[len(list[0].Steps)-1]
+	if !strings.Contains(wipe.What, foreign) || !strings.Contains(wipe.What, base+"/work") {
+		t.Errorf("the wipe step does not list what it may remove: %s", wipe.What)
+	}
+	out, err := run(wipe.Cmd)
+	if err != nil || !strings.Contains(out, "removed "+base+"/work") || !strings.Contains(out, "left "+foreign+": no "+OwnedMarker) {
+		t.Errorf("wipe: %v: %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(base, "work")); err == nil {
+		t.Error("the work directory benchrig made is still there")
+	}
+	if _, err := os.Stat(filepath.Join(foreign, "keep")); err != nil {
+		t.Errorf("the foreign store lost its data: %v", err)
+	}
+
+	// The home: a stand-in (HOME points at it) holding a planted marker,
+	// a directory holding it, a link to it, and "." (the real home).
+	home := filepath.Join(base, "up", "home")
+	for _, d := range []string{home, filepath.Join(base, "up")} {
+		if out, err := run(remote.Cmd{Args: []string{"sh", "-c", `mkdir -p "$1" && echo x >"$1/` + OwnedMarker + `"`, "sh", d}}); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	if out, err := run(remote.Cmd{Args: []string{"ln", "-s", home, filepath.Join(base, "tohome")}}); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, d := range []string{home, filepath.Join(base, "up"), home + "/.", filepath.Join(base, "tohome")} {
+		out, err := run(remote.Cmd{Env: map[string]string{"HOME": home}, Args: []string{"sh", "-c", wipeScript, "sh", d}})
+		if _, serr := os.Stat(filepath.Join(home, OwnedMarker)); serr != nil {
+			t.Fatalf("wipe of %s removed the home: %v: %s", d, err, out)
+		}
+		if !strings.Contains(out, "refused") && !strings.Contains(out, "left") {
+			t.Errorf("wipe of %s: %v: %s", d, err, out)
+		}
+	}
+	out, err = run(remote.Cmd{Args: []string{"sh", "-c", wipeScript, "sh", "."}})
+	if err == nil || !strings.Contains(out, "refused .: ") {
+		t.Errorf("wipe of the real home: %v: %s", err, out)
+	}
+
+	// The plan: its dir is the login's home.
+	u, _ := user.Lookup(l.User())
+	for _, dir := range []string{".", u.HomeDir} {
+		_, err := plan.ParsePlan("wipe.yaml", []byte(strings.Replace(text, "dir: "+base+"/work", "dir: "+dir, 1)))
+		if err == nil || !strings.Contains(err.Error(), "wipe.yaml:6:10: nodes[0].dir") {
+			t.Errorf("dir %s: %v", dir, err)
+		}
+	}
+	p.Nodes[0].Dir = "."
+	if _, err := Compile(p, Options{Only: []string{"teardown"}, Wipe: true}); err == nil {
+		t.Error("a wipe of the home compiled")
 	}
 }
