@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
 	"github.com/benchrig/benchrig/orchestrator/stages"
 )
@@ -43,7 +44,7 @@ func Resume(ctx context.Context, runDir, from string, o Options) error {
 	if err != nil {
 		return err
 	}
-	p, err := loadRunPlan(runDir, st)
+	p, err := loadRunPlan(runDir, st, plan.Options{AllowSettings: o.AllowSettings})
 	if err != nil {
 		return err
 	}

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -68,13 +70,31 @@ type problems struct {
 	// refused past maxAliasVisits. What is written out is bounded by
 	// MaxPlanSize already.
 	aliasVisits int
+	aliasBytes  int
 	aliasDepth  int
 	tooBig      bool
+	dropped     int // problems past maxProblems, counted
+	// allow holds the denied settings the command line allows
+	// (Options.AllowSettings).
+	allow map[string]bool
 }
 
 // maxAliasVisits bounds what aliases may add to a plan: shared host
-// settings or lists, not a second plan's worth.
-const maxAliasVisits = 100_000
+// settings or lists, not a second plan's worth. maxAliasBytes bounds the
+// text they repeat the same way (a 4 KiB string aliased 100,000 times is
+// 400 MB of argv once compiled).
+const (
+	maxAliasVisits = 100_000
+	maxAliasBytes  = MaxPlanSize
+)
+
+// Bounds on plan strings: a value longer than any real one is a mistake or
+// an attack (argv over 128 KiB fails exec on every attempt, resume
+// included). Free text (the description) may be longer.
+const (
+	maxStringLen      = 4096
+	maxDescriptionLen = 64 << 10
+)
 
 // overBudget counts n more nodes decoded through an alias and says
 // (once, at at) when the budget is spent.
@@ -92,7 +112,15 @@ func (ps *problems) overBudget(at *yaml.Node, where string, n int) bool {
 	return true
 }
 
+// maxProblems bounds the problems kept: a plan of ten thousand aliased
+// bad hosts needs its first few fixed, not a list that size.
+const maxProblems = 500
+
 func (ps *problems) at(n *yaml.Node, format string, args ...any) {
+	if len(ps.list) >= maxProblems {
+		ps.dropped++
+		return
+	}
 	pos := Pos{File: ps.file}
 	if n != nil {
 		pos.Line, pos.Col = n.Line, n.Column
@@ -122,6 +150,9 @@ func (ps *problems) err() error {
 		}
 		return a.Col < b.Col
 	})
+	if ps.dropped > 0 {
+		ps.list = append(ps.list, Problem{Pos: Pos{File: ps.file}, Msg: fmt.Sprintf("and %d more problems", ps.dropped)})
+	}
 	return &PlanError{File: ps.file, Problems: ps.list}
 }
 
@@ -220,6 +251,13 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 	if ps.tooBig {
 		return
 	}
+	if n.Kind == yaml.ScalarNode && ps.aliasDepth > 0 {
+		if ps.aliasBytes += len(n.Value); ps.aliasBytes > maxAliasBytes {
+			ps.tooBig = true
+			ps.at(n, "%s: aliases repeat more than %d bytes of text", where, maxAliasBytes)
+			return
+		}
+	}
 	if (n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode) && ps.overBudget(n, where, len(n.Content)) {
 		return
 	}
@@ -276,8 +314,8 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 			known = append(known, name)
 		}
 		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
+		for _, kv := range ps.pairs(n, where) {
+			k, val := kv.k, kv.v
 			idx, ok := fields[k.Value]
 			if !ok {
 				in := where
@@ -292,7 +330,7 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 				continue
 			}
 			seen[k.Value] = true
-			decodeStrict(ps, val, v.Field(idx), join(where, k.Value), pos)
+			ps.decodeMerged(kv, val, v.Field(idx), join(where, k.Value), pos)
 		}
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
@@ -310,11 +348,11 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 			return
 		}
 		m := reflect.MakeMap(v.Type())
-		for i := 0; i+1 < len(n.Content); i += 2 {
+		for _, kv := range ps.pairs(n, where) {
 			k := reflect.New(v.Type().Key()).Elem()
-			decodeStrict(ps, n.Content[i], k, where, nil)
+			ps.decodeMerged(kv, kv.k, k, where, nil)
 			val := reflect.New(v.Type().Elem()).Elem()
-			decodeStrict(ps, n.Content[i+1], val, join(where, n.Content[i].Value), pos)
+			ps.decodeMerged(kv, kv.v, val, join(where, kv.k.Value), pos)
 			m.SetMapIndex(k, val)
 		}
 		v.Set(m)
@@ -343,15 +381,27 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 				ps.at(n, "%s: %s", where, msg)
 				return
 			}
+			if limit := stringLimit(where); len(n.Value) > limit {
+				ps.at(n, "%s: %d bytes; at most %d", where, len(n.Value), limit)
+				return
+			}
 		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
 			// yaml.v3 would truncate 2.5 to 2; a count is a whole number.
 			if n.Tag != "!!int" {
 				ps.at(n, "%s: want a whole number, got %s", where, kindName(n))
 				return
 			}
+			if msg := notDecimal(n); msg != "" {
+				ps.at(n, "%s: %s", where, msg)
+				return
+			}
 		case reflect.Float64, reflect.Float32:
 			if n.Tag != "!!int" && n.Tag != "!!float" {
 				ps.at(n, "%s: want a number, got %s", where, kindName(n))
+				return
+			}
+			if msg := notDecimal(n); msg != "" {
+				ps.at(n, "%s: %s", where, msg)
 				return
 			}
 		}
@@ -369,25 +419,180 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 }
 
 // badText says what is wrong with a string value that no field may hold:
-// invalid UTF-8 and control characters (a NUL ends a C string, an escape
+// invalid UTF-8, control characters (a NUL ends a C string, an escape
 // sequence rewrites the terminal a dry run is printed on, a newline
-// starts a new line of a conf file). Only free text (the description)
-// may span lines.
+// starts a new line of a conf file) and characters that change what is
+// shown without being seen (bidi overrides reorder the dry run's text,
+// zero-width characters make two different names look the same). Only
+// free text (the description) may span lines. It is the one check of
+// plan text; every string field and setting value goes through it.
 func badText(s string, multiline bool) string {
 	if !utf8.ValidString(s) {
 		return "not valid UTF-8"
 	}
 	for _, r := range s {
-		if r == '\n' || r == '\t' {
-			if multiline {
-				continue
-			}
+		if (r == '\n' || r == '\t') && multiline {
+			continue
 		}
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
 			return fmt.Sprintf("control character %U is not allowed", r)
+		}
+		if invisible(r) {
+			return fmt.Sprintf("invisible or text-direction character %U is not allowed (what the dry run shows must be what runs)", r)
 		}
 	}
 	return ""
+}
+
+// invisible: Unicode's format characters (Cf: bidi embeddings, overrides
+// and isolates U+202A-U+202E and U+2066-U+2069, zero-width U+200B-U+200F,
+// U+2060, U+FEFF, the soft hyphen U+00AD, tag characters), private-use
+// characters, and the characters outside Cf that render as nothing
+// (combining grapheme joiner, Hangul fillers, variation selectors).
+func invisible(r rune) bool {
+	switch {
+	case unicode.In(r, unicode.Cf, unicode.Co, unicode.Zl, unicode.Zp):
+		return true
+	case r == 0x034f, r == 0x115f, r == 0x1160, r == 0x17b4, r == 0x17b5, r == 0x3164, r == 0xffa0,
+		r >= 0x180b && r <= 0x180f, r >= 0xfe00 && r <= 0xfe0f, r >= 0xe0100 && r <= 0xe01ef,
+		r >= 0xfff9 && r <= 0xfffb:
+		return true
+	}
+	return false
+}
+
+// stringLimit is the longest value the string field at where may hold.
+func stringLimit(where string) int {
+	if where == "description" {
+		return maxDescriptionLen
+	}
+	return maxStringLen
+}
+
+// decimalInt is how a whole number is written in a plan: YAML 1.1 reads
+// 022 and 0_1_0_2_4 as octal (18, 532), 0x1F as hex, and +5, 1_000 are
+// easily misread; a plan says what it means in plain decimal.
+var (
+	decimalInt   = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+	decimalFloat = regexp.MustCompile(`^-?(0|[1-9][0-9]*)?(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+)
+
+// notDecimal says what is wrong with a number not written in plain
+// decimal, and what YAML would have read.
+func notDecimal(n *yaml.Node) string {
+	re := decimalInt
+	if n.Tag == "!!float" {
+		re = decimalFloat
+	}
+	if re.MatchString(n.Value) && n.Value != "" && n.Value != "-" {
+		return ""
+	}
+	var read any
+	if n.Decode(&read) == nil {
+		if f, ok := read.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return fmt.Sprintf("want a finite number, got %q", n.Value)
+		}
+		return fmt.Sprintf("%q is not a plain decimal number (YAML reads it as %v); write it in decimal digits", n.Value, read)
+	}
+	return fmt.Sprintf("%q is not a plain decimal number; write it in decimal digits", n.Value)
+}
+
+// pair is one key: value of a mapping; merged says it came from a YAML
+// merge key (<<: *alias), so its value counts against the alias budget.
+type pair struct {
+	k, v   *yaml.Node
+	merged bool
+}
+
+// maxMergeDepth bounds merge keys inside merged mappings.
+const maxMergeDepth = 8
+
+// pairs lists a mapping's key/value pairs with YAML merge keys applied
+// (<<: *a, or <<: [*a, *b]): the mapping's own keys first (duplicates
+// kept, for the caller to refuse), then each merged mapping's keys that
+// are not there yet, earlier merges first, as YAML 1.1 defines them. The
+// merged result is then decoded as strictly as any mapping.
+func (ps *problems) pairs(n *yaml.Node, where string) []pair {
+	var own []pair
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			merges = append(merges, v)
+			continue
+		}
+		own = append(own, pair{k: k, v: v})
+	}
+	if len(merges) == 0 {
+		return own
+	}
+	have := map[string]bool{}
+	for _, kv := range own {
+		have[kv.k.Value] = true
+	}
+	out := own
+	var merge func(v *yaml.Node, depth int, inList bool)
+	merge = func(v *yaml.Node, depth int, inList bool) {
+		if ps.tooBig {
+			return
+		}
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			ps.aliasDepth++
+			over := ps.overBudget(v, where, 1)
+			ps.aliasDepth--
+			if over {
+				return
+			}
+			v = v.Alias
+		}
+		switch {
+		case depth > maxMergeDepth:
+			ps.at(v, "%s: merge keys nested more than %d deep", where, maxMergeDepth)
+		case v.Kind == yaml.SequenceNode && !inList:
+			for _, item := range v.Content {
+				merge(item, depth, true)
+			}
+		case v.Kind == yaml.MappingNode:
+			ps.aliasDepth++
+			over := ps.overBudget(v, where, len(v.Content))
+			ps.aliasDepth--
+			if over {
+				return
+			}
+			// A merged mapping's own merge keys apply to it first.
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				k, val := v.Content[i], v.Content[i+1]
+				if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+					continue
+				}
+				if !have[k.Value] {
+					have[k.Value] = true
+					out = append(out, pair{k: k, v: val, merged: true})
+				}
+			}
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				if k := v.Content[i]; k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+					merge(v.Content[i+1], depth+1, false)
+				}
+			}
+		default:
+			ps.at(v, "%s: a merge key (<<) takes a mapping or a list of them, got %s", where, kindName(v))
+		}
+	}
+	for _, m := range merges {
+		merge(m, 0, false)
+	}
+	return out
+}
+
+// decodeMerged decodes a pair's value; a merged one is decoded as through
+// an alias, since many mappings may merge the same one.
+func (ps *problems) decodeMerged(kv pair, n *yaml.Node, v reflect.Value, where string, pos nodeOf) {
+	if kv.merged {
+		ps.aliasDepth++
+		defer func() { ps.aliasDepth-- }()
+	}
+	decodeStrict(ps, n, v, where, pos)
 }
 
 func join(where, field string) string {

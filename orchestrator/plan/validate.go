@@ -66,6 +66,9 @@ const (
 	maxDuration    = 30 * 24 * time.Hour
 	maxPathLen     = 1024
 	maxRoundSteps  = 100_000
+	// maxPlanNameLen leaves room in a file name (NAME_MAX 255) for the
+	// run directory's time stamp and suffix.
+	maxPlanNameLen = 100
 )
 
 // checkPath reports a host path that cannot be used safely (see safePath).
@@ -99,8 +102,8 @@ func checkDuration(ps *problems, n *yaml.Node, where string, d Duration, limit t
 // Validate reports every problem of a normalized plan at once, as a
 // *PlanError. It is pure: it changes nothing, so it can be asked of any
 // plan value, and what it checks is exactly what will run.
-func Validate(p *Plan) error {
-	ps := &problems{file: p.File}
+func Validate(p *Plan, opts ...Options) error {
+	ps := &problems{file: p.File, allow: allowed(opts)}
 	validate(ps, p)
 	return ps.err()
 }
@@ -110,8 +113,8 @@ func validate(ps *problems, p *Plan) {
 	if p.Version != 1 {
 		ps.at(p.node(&p.Version), "version: want 1, got %d", p.Version)
 	}
-	if !planName.MatchString(p.Name) {
-		ps.at(p.nodeOr(&p.Name), "name: want letters, digits, '.', '_' or '-' (it names the run directory), got %q", p.Name)
+	if !planName.MatchString(p.Name) || len(p.Name) > maxPlanNameLen {
+		ps.at(p.nodeOr(&p.Name), "name: want at most %d letters, digits, '.', '_' or '-' (it names the run directory), got %q", maxPlanNameLen, p.Name)
 	}
 	switch p.Flavor {
 	case Cockroach, Postgres:
@@ -168,6 +171,11 @@ func validate(ps *problems, p *Plan) {
 	validateThresholds(ps, p)
 	validatePreflight(ps, p)
 	checkPartitions(ps, p)
+	if len(ps.list) == 0 {
+		// Only a plan that is otherwise valid is put to the driver: its
+		// refusal of anything else would restate a problem above.
+		checkRuns(ps, p)
+	}
 }
 
 func validatePreflight(ps *problems, p *Plan) {
@@ -292,8 +300,11 @@ func validateSettings(ps *problems, p *Plan) {
 		if s.Cluster.Kind != yaml.MappingNode {
 			ps.at(&s.Cluster, "settings.cluster: want a mapping of setting: value")
 		} else {
-			for i := 0; i+1 < len(s.Cluster.Content); i += 2 {
-				k, v := s.Cluster.Content[i], s.Cluster.Content[i+1]
+			for _, kv := range ps.pairs(&s.Cluster, "settings.cluster") {
+				k, v := kv.k, kv.v
+				if v.Kind == yaml.AliasNode && v.Alias != nil {
+					v = v.Alias
+				}
 				if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
 					ps.at(v, "settings.cluster.%s: want a single value", k.Value)
 					continue
@@ -304,6 +315,12 @@ func validateSettings(ps *problems, p *Plan) {
 				}
 				if msg := badText(v.Value, false); msg != "" {
 					ps.at(v, "settings.cluster.%s: %s", k.Value, msg)
+				}
+				if len(v.Value) > maxStringLen {
+					ps.at(v, "settings.cluster.%s: %d bytes; at most %d", k.Value, len(v.Value), maxStringLen)
+				}
+				if why := deniedWhy(p.Flavor, k.Value); why != "" && !ps.allow[k.Value] && !ps.allow[allowAll] {
+					ps.at(k, "settings.cluster: %s is not taken from a plan: %s (the operator may allow it with --allow-setting %s)", k.Value, why, k.Value)
 				}
 			}
 		}
