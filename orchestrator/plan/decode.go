@@ -211,10 +211,24 @@ func indexFields(v reflect.Value, path string, out fieldPaths) {
 			}
 		}
 	case reflect.Slice:
+		// Items that are plain values (partition numbers, flags) are
+		// found through their list's node: indexing each would cost a
+		// map entry per number of a long list.
+		if !hasFields(v.Type().Elem()) {
+			return
+		}
 		for i := 0; i < v.Len(); i++ {
 			indexFields(v.Index(i), fmt.Sprintf("%s[%d]", path, i), out)
 		}
 	}
+}
+
+// hasFields says whether values of t have fields of their own to index.
+func hasFields(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct && t != nodeType
 }
 
 var (
@@ -338,8 +352,18 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		itemPos := pos
+		if !hasFields(v.Type().Elem()) {
+			itemPos = nil // see indexFields
+		}
 		for i, item := range n.Content {
-			decodeStrict(ps, item, s.Index(i), fmt.Sprintf("%s[%d]", where, i), pos)
+			if ps.tooBig {
+				// The rest is not decoded: keep no empty items for the
+				// checks after (10,000 empty hosts would each be looked at).
+				s = s.Slice(0, i)
+				break
+			}
+			decodeStrict(ps, item, s.Index(i), fmt.Sprintf("%s[%d]", where, i), itemPos)
 		}
 		v.Set(s)
 	case reflect.Map:

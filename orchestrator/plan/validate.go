@@ -71,6 +71,49 @@ const (
 	maxPlanNameLen = 100
 )
 
+// maxCompiledBytes bounds what a plan's compiled steps may take in
+// memory (CompiledBytes): the 100k recipe's take about 20 MiB by that
+// estimate; a plan of a thousand nodes and a thousand workload hosts,
+// each run step listing every node's URL, would take gigabytes.
+const maxCompiledBytes = 128 << 20
+
+// CompiledBytes estimates, from above, what the plan's compiled steps take
+// in memory, before compiling them: a few steps per host and stage, each
+// with its argv (the plan's flags and settings), plus every node's URL
+// on each workload host's run, allocate and import steps. Validation
+// refuses a plan past maxCompiledBytes; a stages test checks that the
+// estimate stays above what Compile allocates.
+func (p *Plan) CompiledBytes() int {
+	flags := 0
+	for _, list := range [][]string{p.Start.Flags, p.TPCC.Extra, p.TPCC.Zones} {
+		for _, f := range list {
+			flags += len(f) + 16
+		}
+	}
+	for _, s := range p.Settings.ordered {
+		flags += len(s.Name) + len(s.Value) + 64
+	}
+	const (
+		stepBase     = 2 << 10 // a step's struct, description, argv and log names
+		stepsPerHost = 4       // per stage, at most (install, start and wait, ...)
+		stepsPerRun  = 4       // per measured run and workload host (run, get, check, merge)
+	)
+	rounds := len(p.Rounds())
+	if p.TPCC.Search != nil {
+		rounds += 64 // the search's iterations (it ends by then)
+	}
+	hosts := len(p.Nodes) + len(p.Workload)
+	steps := max(len(p.Stages), 1)*hosts*stepsPerHost + rounds*len(p.Workload)*stepsPerRun
+	urlLen := 64 + len(p.TPCC.Database)
+	for _, n := range p.Nodes {
+		urlLen = max(urlLen, 64+len(n.Addr)+len(n.User)+len(p.TPCC.Database))
+	}
+	// Each URL is built, joined into the argv and quoted for the dry run:
+	// about three copies of it (TestCompiledBytesBoundsCompile measures).
+	urls := 4 * (rounds + 2) * len(p.Workload) * len(p.Nodes) * urlLen
+	return steps*(stepBase+flags) + urls
+}
+
 // checkPath reports a host path that cannot be used safely (see safePath).
 func checkPath(ps *problems, n *yaml.Node, where, v string) {
 	switch {
@@ -171,6 +214,10 @@ func validate(ps *problems, p *Plan) {
 	validateThresholds(ps, p)
 	validatePreflight(ps, p)
 	checkPartitions(ps, p)
+	if est := p.CompiledBytes(); hostsOK && est > maxCompiledBytes {
+		ps.at(p.nodeOr(&p.NodeGroups), "the plan compiles to about %d MiB of steps (%d nodes, %d workload hosts, %d stages, %d measured runs); at most %d MiB: fewer hosts, stages or runs",
+			est>>20, len(p.Nodes), len(p.Workload), len(p.Stages), len(p.Rounds()), maxCompiledBytes>>20)
+	}
 	if len(ps.list) == 0 {
 		// Only a plan that is otherwise valid is put to the driver: its
 		// refusal of anything else would restate a problem above.
