@@ -3,6 +3,8 @@ package plan
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -260,6 +262,49 @@ func TestExpansionWorkBounded(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("want %q, got %v", tt.want, trim(err))
 			}
+		})
+	}
+}
+
+// TestHostileCorpus: every plan of testdata/hostile whose first line says
+// "# expect: reject TEXT" is refused by validation with TEXT at a
+// file:line:col, allocating little (cmd/benchrig's TestHostilePlans runs
+// the same corpus through `benchrig run` against the loopback lab). The
+// UTF-16 plan is left to that test.
+func TestHostileCorpus(t *testing.T) {
+	t.Setenv("HOSTILE_LICENSE", "crl-0-hostile")
+	files, _ := filepath.Glob("testdata/hostile/*.yaml")
+	vars := strings.NewReplacer("@MARKER@", "/nonexistent/marker", "@SSHCONFIG@", "/nonexistent/ssh_config",
+		"@KNOWNHOSTS@", "/nonexistent/known_hosts", "@PORT@", "5432", "@PREFIX@", "benchrig-hostile", "@PGBIN@", "/usr/lib/postgresql/15/bin")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(strings.TrimPrefix(string(data), "\ufeff"), "\n")
+		first, _, _ = strings.Cut(first, "\r") // the CR-only plan
+		want, ok := strings.CutPrefix(first, "# expect: reject ")
+		if !ok {
+			continue
+		}
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := ParsePlan(f, []byte(vars.Replace(string(data))))
+			runtime.ReadMemStats(&after)
+			if d := after.TotalAlloc - before.TotalAlloc; d > maxRefusalAlloc {
+				t.Errorf("refusing it allocated %d MiB", d>>20)
+			}
+			var pe *PlanError
+			if !errors.As(err, &pe) {
+				t.Fatalf("want a *PlanError, got %v", err)
+			}
+			for _, pr := range pe.Problems {
+				if pr.Pos.Line > 0 && strings.Contains(pr.Msg, want) {
+					return
+				}
+			}
+			t.Errorf("want a problem at file:line:col with %q, got %v", want, trim(err))
 		})
 	}
 }
