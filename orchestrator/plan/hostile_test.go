@@ -224,6 +224,7 @@ func TestValidUntilTheEnd(t *testing.T) {
 		{"long database", []string{"  duration: 1m\n", "  duration: 1m\n  database: " + strings.Repeat("d", 64) + "\n"}, "is not a plain database name"},
 		{"long string", []string{"  duration: 1m\n", "  duration: 1m\n  extra_flags: [\"--x=" + strings.Repeat("x", 130<<10) + "\"]\n"}, "tpcc.extra_flags[0]: 133124 bytes; at most 4096"},
 		{"long setting", []string{"stages:", "settings: {cluster: {work_mem: \"" + strings.Repeat("1", 5000) + "\"}}\nstages:"}, "5000 bytes; at most 4096"},
+		{"long flag list", []string{"  duration: 1m\n", "  duration: 1m\n  extra_flags: [" + strings.Repeat("\"--x="+strings.Repeat("x", 4000)+"\", ", 20) + "\"--y\"]\n"}, "tpcc.extra_flags: 80104 bytes of flags; at most 65536"},
 		{"long host name", []string{"    addr: 127.0.0.2\n", "    addr: " + strings.Repeat("a", 400) + "\n"}, "400 bytes; at most"},
 	} {
 		t.Run(tt.name, func(t *testing.T) { refused(t, with(t, tt.pairs...), tt.want) })

@@ -77,6 +77,10 @@ const (
 // each run step listing every node's URL, would take gigabytes.
 const maxCompiledBytes = 128 << 20
 
+// maxArgvBytes bounds what one of the plan's lists of flags adds to a
+// command line.
+const maxArgvBytes = 64 << 10
+
 // CompiledBytes estimates, from above, what the plan's compiled steps take
 // in memory, before compiling them: a few steps per host and stage, each
 // with its argv (the plan's flags and settings), plus every node's URL
@@ -214,6 +218,22 @@ func validate(ps *problems, p *Plan) {
 	validateThresholds(ps, p)
 	validatePreflight(ps, p)
 	checkPartitions(ps, p)
+	for _, l := range []struct {
+		list  []string
+		field any
+		name  string
+	}{{p.Start.Flags, &p.Start.Flags, "start.flags"}, {p.TPCC.Extra, &p.TPCC.Extra, "tpcc.extra_flags"}, {p.TPCC.Zones, &p.TPCC.Zones, "tpcc.zones"}} {
+		// Each list goes into one command line: Linux's exec takes at
+		// most 2 MiB of them (and 128 KiB per argument), and a command
+		// line that fails to exec fails on every resume too.
+		total := 0
+		for _, s := range l.list {
+			total += len(s) + 1
+		}
+		if total > maxArgvBytes {
+			ps.at(p.nodeOr(l.field), "%s: %d bytes of flags; at most %d in one command line", l.name, total, maxArgvBytes)
+		}
+	}
 	if est := p.CompiledBytes(); hostsOK && est > maxCompiledBytes {
 		ps.at(p.nodeOr(&p.NodeGroups), "the plan compiles to about %d MiB of steps (%d nodes, %d workload hosts, %d stages, %d measured runs); at most %d MiB: fewer hosts, stages or runs",
 			est>>20, len(p.Nodes), len(p.Workload), len(p.Stages), len(p.Rounds()), maxCompiledBytes>>20)
