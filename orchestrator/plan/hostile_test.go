@@ -158,6 +158,7 @@ func TestNumbersAreDecimal(t *testing.T) {
 		{"  - name: w1\n", "  - name: w1\n    port: 022\n", `port: "022" is not a plain decimal number`},
 		{"  - name: db1\n", "  - name: db1\n    sql_port: 0x1F90\n", `sql_port: "0x1F90" is not a plain decimal number`},
 		{"stages:", "preflight: {min_free_gb: 0x10}\nstages:", `"0x10" is not a plain decimal number (YAML reads it as 16)`},
+		{"stages:", "settings: {cluster: {max_connections: 0100}}\nstages:", `settings.cluster.max_connections: "0100" is not a plain decimal number (YAML reads it as 64)`},
 	} {
 		t.Run(tt.to, func(t *testing.T) { refused(t, with(t, tt.from, tt.to), tt.want) })
 	}

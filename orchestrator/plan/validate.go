@@ -383,6 +383,14 @@ func validateSettings(ps *problems, p *Plan) {
 				if msg := badText(v.Value, false); msg != "" {
 					ps.at(v, "settings.cluster.%s: %s", k.Value, msg)
 				}
+				if v.Tag == "!!int" || v.Tag == "!!float" {
+					// Sent as written, but PostgreSQL reads integers with
+					// strtol(base 0): 010 is 8 there too. Quoted, it is
+					// the plan's explicit text.
+					if msg := notDecimal(v); msg != "" {
+						ps.at(v, "settings.cluster.%s: %s", k.Value, msg)
+					}
+				}
 				if len(v.Value) > maxStringLen {
 					ps.at(v, "settings.cluster.%s: %d bytes; at most %d", k.Value, len(v.Value), maxStringLen)
 				}
