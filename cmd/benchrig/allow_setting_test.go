@@ -40,6 +40,9 @@ stages: [configure]
 	if code, out, errOut := runCLI(t, "plan", "validate", "--allow-setting", "archive_command", plan); code != 0 {
 		t.Fatalf("allowed: exit %d: %s%s", code, out, errOut)
 	}
+	if code, out, errOut := runCLI(t, "plan", "validate", plan, "--allow-setting=archive_command", "--allow-setting", "other"); code != 0 {
+		t.Fatalf("allowed after the argument: exit %d: %s%s", code, out, errOut)
+	}
 	code, out, errOut := runCLI(t, "run", "--dry-run", "--allow-setting", "archive_command", plan)
 	if code != 0 || !strings.Contains(out, "archive_command") {
 		t.Fatalf("allowed dry run: exit %d: %s%s", code, out, errOut)
