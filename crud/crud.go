@@ -173,6 +173,13 @@ const (
 	stmtMany   = "crud_many"
 )
 
+// CheckTable says whether name can be the benchmark's table (Config.Table):
+// the rule Run applies, for a plan's validation to apply first.
+func CheckTable(name string) error {
+	_, err := tableIdent(name)
+	return err
+}
+
 // tableIdent parses a possibly schema-qualified table name into a quoted
 // identifier, so a name is never spliced into SQL unquoted.
 func tableIdent(name string) (string, error) {

@@ -43,6 +43,9 @@ type Options struct {
 	// Force lets a resume go on though the run's plan copy or its
 	// compiled steps changed since they ran.
 	Force bool
+	// AllowSettings are the denied database settings the operator lets
+	// the plan set (--allow-setting; plan.Options).
+	AllowSettings []string
 }
 
 // Connect holds the command line's SSH options, over the plan's.
@@ -59,7 +62,9 @@ type Connect struct {
 
 // LoadPlan reads, normalizes and validates a plan file; a problem in it is
 // a *PlanError.
-func LoadPlan(file string) (*plan.Plan, error) { return plan.LoadPlan(file) }
+func LoadPlan(file string, opts ...plan.Options) (*plan.Plan, error) {
+	return plan.LoadPlan(file, opts...)
+}
 
 // Show writes a plan's expanded topology.
 func Show(w io.Writer, p *plan.Plan) error { return stages.Show(w, p) }
@@ -76,7 +81,7 @@ func Run(ctx context.Context, file string, o Options) error {
 	if err != nil {
 		return err
 	}
-	p, err := plan.ParsePlan(file, data)
+	p, err := plan.ParsePlan(file, data, plan.Options{AllowSettings: o.AllowSettings})
 	if err != nil {
 		return err
 	}
@@ -130,12 +135,12 @@ func driverPath(flag string) string {
 
 // loadRunPlan loads the run's copy of its plan, resolving relative paths
 // against the directory of the original.
-func loadRunPlan(runDir string, st *rundir.State) (*plan.Plan, error) {
+func loadRunPlan(runDir string, st *rundir.State, opts plan.Options) (*plan.Plan, error) {
 	data, err := plan.ReadPlanFile(filepath.Join(runDir, rundir.PlanFile))
 	if err != nil {
 		return nil, err
 	}
-	return plan.ParsePlan(filepath.Join(filepath.Dir(st.Plan), rundir.PlanFile), data)
+	return plan.ParsePlan(filepath.Join(filepath.Dir(st.Plan), rundir.PlanFile), data, opts)
 }
 
 // execute runs stages for real with the run directory's state, logs and
@@ -209,7 +214,7 @@ func Report(runDir, version string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p, err := loadRunPlan(runDir, st)
+	p, err := loadRunPlan(runDir, st, plan.Options{ReadOnly: true})
 	if err != nil {
 		return "", err
 	}

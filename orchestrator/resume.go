@@ -44,7 +44,7 @@ func Resume(ctx context.Context, runDir, from string, o Options) error {
 	if err != nil {
 		return err
 	}
-	p, err := loadRunPlan(runDir, st)
+	p, err := loadRunPlan(runDir, st, plan.Options{AllowSettings: o.AllowSettings})
 	if err != nil {
 		return err
 	}

@@ -29,13 +29,13 @@ func LoadTeardownTarget(arg string) (*TeardownTarget, error) {
 		if err != nil {
 			return nil, &UsageError{fmt.Errorf("teardown: %s is not a run directory: %w", arg, err)}
 		}
-		p, err := loadRunPlan(arg, st)
+		p, err := loadRunPlan(arg, st, plan.Options{ReadOnly: true})
 		if err != nil {
 			return nil, err
 		}
 		return &TeardownTarget{Plan: p, RunDir: arg}, nil
 	}
-	p, err := plan.LoadPlan(arg)
+	p, err := plan.LoadPlan(arg, plan.Options{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func PlanThresholds(runDir string) (*plan.Thresholds, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := loadRunPlan(runDir, st)
+	p, err := loadRunPlan(runDir, st, plan.Options{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}

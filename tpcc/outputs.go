@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -24,7 +25,9 @@ func ParseWait(s string) (float64, error) {
 		return 0, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 {
+	// NaN and Inf parse, but no think time can be drawn from them (and
+	// the result could not be written as JSON).
+	if err != nil || !(f >= 0) || math.IsInf(f, 1) {
 		return 0, fmt.Errorf("--wait %q: want true, false or a factor >= 0", s)
 	}
 	return f, nil

@@ -11,6 +11,7 @@ import (
 )
 
 func planCommand() *cli.Command {
+	var allow cli.StringSlice
 	return &cli.Command{
 		Name:  "plan",
 		Usage: "validate plans and show their topology",
@@ -19,11 +20,12 @@ func planCommand() *cli.Command {
 				Name:      "validate",
 				Usage:     "check plan files; every problem is reported as file:line:col",
 				ArgsUsage: "PLAN...",
+				Flags:     []cli.Flag{allowSettingFlag(&allow)},
 				Action: func(c *cli.Context) error {
 					if c.NArg() == 0 {
 						return withExit(exitUsage, errors.New("plan validate: name at least one plan file"))
 					}
-					return validatePlans(c, c.Args().Slice())
+					return validatePlans(c, c.Args().Slice(), plan.Options{AllowSettings: allow.Value()})
 				},
 			},
 			{
@@ -53,10 +55,10 @@ benchrig.plan/v1, docs/schema/plan.v1.json).`,
 
 // validatePlans checks every file and reports each one's result; the
 // error (exit 3) comes after all files were checked.
-func validatePlans(c *cli.Context, files []string) error {
+func validatePlans(c *cli.Context, files []string, opts plan.Options) error {
 	bad := 0
 	for _, f := range files {
-		p, err := orchestrator.LoadPlan(f)
+		p, err := orchestrator.LoadPlan(f, opts)
 		if err != nil {
 			bad++
 			fmt.Fprintln(c.App.ErrWriter, err)

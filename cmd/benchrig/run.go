@@ -24,6 +24,7 @@ type runOptions struct {
 	identity      string
 	skipPreflight bool
 	force         bool
+	allowSettings cli.StringSlice
 }
 
 // orchestrator is the options as orchestrator.Run and Resume take them.
@@ -32,7 +33,8 @@ func (o runOptions) orchestrator(c *cli.Context) orchestrator.Options {
 		Out: c.App.Writer, ErrOut: c.App.ErrWriter, DryRun: o.dryRun,
 		From: o.from, Until: o.until, SkipPreflight: o.skipPreflight, DriverPath: o.driver,
 		StartLead: o.startLead, RunsDir: o.runsDir, Version: version, Force: o.force,
-		Connect: orchestrator.Connect{KnownHosts: o.knownHosts, Identity: o.identity, AcceptNewHostKeys: o.acceptNew, CreateKnownHosts: o.createKH},
+		Connect:       orchestrator.Connect{KnownHosts: o.knownHosts, Identity: o.identity, AcceptNewHostKeys: o.acceptNew, CreateKnownHosts: o.createKH},
+		AllowSettings: o.allowSettings.Value(),
 	}
 	if o.only != "" {
 		opt.Only = strings.Split(o.only, ",")
@@ -49,7 +51,15 @@ func connectionFlags(o *runOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "accept-new-host-keys", Usage: "add unknown host keys to known_hosts (like StrictHostKeyChecking=accept-new); a changed key is still refused", Destination: &o.acceptNew},
 		&cli.BoolFlag{Name: "create-known-hosts", Usage: "with --accept-new-host-keys, create the known_hosts file if it does not exist (only ~/.ssh/known_hosts is created without it)", Destination: &o.createKH},
 		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "private key `FILE` to offer (after ssh-agent's keys)", Destination: &o.identity},
+		allowSettingFlag(&o.allowSettings),
 	}
+}
+
+// allowSettingFlag is --allow-setting: the operator, not the plan, lets
+// the plan set a database setting that runs a command, loads code or
+// sends data elsewhere (archive_command, shared_preload_libraries, ...).
+func allowSettingFlag(dst *cli.StringSlice) cli.Flag {
+	return &cli.StringSliceFlag{Name: "allow-setting", Usage: "let the plan set database setting `NAME` although it runs commands, loads code or sends data elsewhere (repeatable)", Destination: dst}
 }
 
 func runCommand() *cli.Command {

@@ -1,8 +1,12 @@
 package plan
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/benchrig/benchrig/crud"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // validateTPCC checks tpcc:; hostsOK says the hosts expanded cleanly, so
@@ -56,12 +60,31 @@ func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
 	}
 	validateFidelity(ps, p)
 	if t.Wait != "" {
-		if _, err := strconv.ParseFloat(t.Wait, 64); err != nil && t.Wait != "true" && t.Wait != "false" {
-			ps.at(p.node(&t.Wait), "tpcc.wait: want true, false or a factor such as 0.5, got %q", t.Wait)
+		// The driver's own parser (--wait), so that what validates runs.
+		if f, err := tpcc.ParseWait(t.Wait); err != nil || f > maxWaitFactor {
+			ps.at(p.node(&t.Wait), "tpcc.wait: want true, false or a factor from 0 to %d such as 0.5, got %q", maxWaitFactor, t.Wait)
 		}
 	}
-	if !planName.MatchString(t.Database) {
-		ps.at(p.node(&t.Database), "tpcc.database: %q is not a plain database name", t.Database)
+	if !planName.MatchString(t.Database) || len(t.Database) > maxIdentifierLen {
+		ps.at(p.node(&t.Database), "tpcc.database: %q is not a plain database name (letters, digits, . _ -; at most %d bytes)", t.Database, maxIdentifierLen)
+	}
+	if P := t.Partitions; P > 1 && W > 0 {
+		// Each partition needs an active warehouse: its workers pick
+		// warehouses among its own (the run stage divides by them).
+		if t.ActiveWarehouses > 0 && t.ActiveWarehouses < P {
+			ps.at(p.node(&t.ActiveWarehouses), "tpcc.active_warehouses: %d for %d partitions; each partition needs at least one active warehouse", t.ActiveWarehouses, P)
+		}
+		if sw := t.Sweep; sw != nil && sw.Flag == "active-warehouses" {
+			for _, v := range sw.Values {
+				if v > 0 && v < P {
+					ps.at(p.node(&sw.Values), "tpcc.sweep.values: %d active warehouses for %d partitions; each partition needs at least one", v, P)
+					break
+				}
+			}
+		}
+		if sr := t.Search; sr != nil && sr.Min > 0 && sr.Min < P {
+			ps.at(p.nodeOr(sr), "tpcc.search.min: %d active warehouses for %d partitions; each partition needs at least one", sr.Min, P)
+		}
 	}
 	if !histName.MatchString(t.Histograms) {
 		ps.at(p.node(&t.Histograms), "tpcc.histograms: want a file name with {n} for the host number, e.g. workload{n}.histogram.ndjson")
@@ -140,6 +163,9 @@ func validateCRUD(ps *problems, p *Plan) {
 	}
 	if !settingName.MatchString(c.Table) {
 		ps.at(p.node(&c.Table), "crud.table: %q is not a plain table name", c.Table)
+	} else if err := crud.CheckTable(c.Table); err != nil {
+		// The driver's own rule, so that what validates runs.
+		ps.at(p.node(&c.Table), "crud.table: %v", err)
 	}
 	for i, s := range p.Stages {
 		switch s {
@@ -198,6 +224,71 @@ func checkPartitions(ps *problems, p *Plan) {
 	for _, h := range p.Workload {
 		if len(h.Partitions) == 0 && pinned {
 			ps.at(p.node(&h.spec.Name), "workload host %s: drives no partition", h.Name)
+		}
+	}
+}
+
+// maxWaitFactor bounds tpcc.wait: a factor stretches the spec's keying and
+// think times (clause 5.2.5); a hundred times them is no benchmark.
+const maxWaitFactor = 100
+
+// maxIdentifierLen is PostgreSQL's NAMEDATALEN-1: a longer database name
+// is cut by the server, not refused.
+const maxIdentifierLen = 63
+
+// checkRuns puts every distinct measured run of every workload host to
+// the embedded driver's own check (tpcc.RunNeeds: what `benchrig tpcc run`
+// refuses before it connects), so that a plan the run stage would fail
+// on, after hours of import, is refused here. The configuration is the
+// one the run stage's flags give (stages.runConfig).
+func checkRuns(ps *problems, p *Plan) {
+	t := &p.TPCC
+	if p.Benchmark != "tpcc" || t.Driver == DriverWorkload || len(p.Workload) == 0 || t.Warehouses < 1 {
+		return
+	}
+	wait := 1.0
+	if t.Wait != "" {
+		var err error
+		if wait, err = tpcc.ParseWait(t.Wait); err != nil {
+			return // reported
+		}
+	}
+	type key struct{ active, workers int }
+	seen := map[key]bool{}
+	var rounds []key
+	add := func(active, workers int) {
+		k := key{active, workers}
+		if !seen[k] {
+			seen[k] = true
+			rounds = append(rounds, k)
+		}
+	}
+	for _, rd := range p.Rounds() {
+		active := rd.ActiveWarehouses(p)
+		if t.Search != nil {
+			active = t.Warehouses
+		}
+		add(active, rd.Workers(p))
+	}
+	if sr := t.Search; sr != nil {
+		add(sr.Min, t.Workers)
+		add(sr.Max, t.Workers)
+	}
+	for _, rd := range rounds {
+		for _, h := range p.Workload {
+			cfg := tpcc.RunConfig{URLs: []string{""}, Warehouses: t.Warehouses, ActiveWarehouses: rd.active,
+				Partitions: t.Partitions, Workers: rd.workers, Conns: t.Conns, Wait: wait, Duration: t.Duration.Std()}
+			if t.Partitions > 0 && len(p.Workload) > 1 || h.Pinned {
+				cfg.Affinity = h.Partitions
+			}
+			if _, err := tpcc.RunNeeds(cfg); err != nil {
+				what := fmt.Sprintf("%d active warehouses", rd.active)
+				if rd.workers > 0 {
+					what += fmt.Sprintf(", %d workers", rd.workers)
+				}
+				ps.at(p.nodeOr(t), "tpcc: the driver would refuse the run on workload host %s (%s): %v", h.Name, what, err)
+				return // one is enough: the others say the same
+			}
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -68,13 +67,31 @@ type problems struct {
 	// refused past maxAliasVisits. What is written out is bounded by
 	// MaxPlanSize already.
 	aliasVisits int
+	aliasBytes  int
 	aliasDepth  int
 	tooBig      bool
+	dropped     int // problems past maxProblems, counted
+	// allow holds the denied settings the command line allows
+	// (Options.AllowSettings).
+	allow map[string]bool
 }
 
 // maxAliasVisits bounds what aliases may add to a plan: shared host
-// settings or lists, not a second plan's worth.
-const maxAliasVisits = 100_000
+// settings or lists, not a second plan's worth. maxAliasBytes bounds the
+// text they repeat the same way (a 4 KiB string aliased 100,000 times is
+// 400 MB of argv once compiled).
+const (
+	maxAliasVisits = 100_000
+	maxAliasBytes  = MaxPlanSize
+)
+
+// Bounds on plan strings: a value longer than any real one is a mistake or
+// an attack (argv over 128 KiB fails exec on every attempt, resume
+// included). Free text (the description) may be longer.
+const (
+	maxStringLen      = 4096
+	maxDescriptionLen = 64 << 10
+)
 
 // overBudget counts n more nodes decoded through an alias and says
 // (once, at at) when the budget is spent.
@@ -92,7 +109,15 @@ func (ps *problems) overBudget(at *yaml.Node, where string, n int) bool {
 	return true
 }
 
+// maxProblems bounds the problems kept: a plan of ten thousand aliased
+// bad hosts needs its first few fixed, not a list that size.
+const maxProblems = 500
+
 func (ps *problems) at(n *yaml.Node, format string, args ...any) {
+	if len(ps.list) >= maxProblems {
+		ps.dropped++
+		return
+	}
 	pos := Pos{File: ps.file}
 	if n != nil {
 		pos.Line, pos.Col = n.Line, n.Column
@@ -122,6 +147,9 @@ func (ps *problems) err() error {
 		}
 		return a.Col < b.Col
 	})
+	if ps.dropped > 0 {
+		ps.list = append(ps.list, Problem{Pos: Pos{File: ps.file}, Msg: fmt.Sprintf("and %d more problems", ps.dropped)})
+	}
 	return &PlanError{File: ps.file, Problems: ps.list}
 }
 
@@ -180,10 +208,24 @@ func indexFields(v reflect.Value, path string, out fieldPaths) {
 			}
 		}
 	case reflect.Slice:
+		// Items that are plain values (partition numbers, flags) are
+		// found through their list's node: indexing each would cost a
+		// map entry per number of a long list.
+		if !hasFields(v.Type().Elem()) {
+			return
+		}
 		for i := 0; i < v.Len(); i++ {
 			indexFields(v.Index(i), fmt.Sprintf("%s[%d]", path, i), out)
 		}
 	}
+}
+
+// hasFields says whether values of t have fields of their own to index.
+func hasFields(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct && t != nodeType
 }
 
 var (
@@ -219,6 +261,13 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 	}
 	if ps.tooBig {
 		return
+	}
+	if n.Kind == yaml.ScalarNode && ps.aliasDepth > 0 {
+		if ps.aliasBytes += len(n.Value); ps.aliasBytes > maxAliasBytes {
+			ps.tooBig = true
+			ps.at(n, "%s: aliases repeat more than %d bytes of text", where, maxAliasBytes)
+			return
+		}
 	}
 	if (n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode) && ps.overBudget(n, where, len(n.Content)) {
 		return
@@ -276,8 +325,8 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 			known = append(known, name)
 		}
 		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
+		for _, kv := range ps.pairs(n, where) {
+			k, val := kv.k, kv.v
 			idx, ok := fields[k.Value]
 			if !ok {
 				in := where
@@ -292,7 +341,7 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 				continue
 			}
 			seen[k.Value] = true
-			decodeStrict(ps, val, v.Field(idx), join(where, k.Value), pos)
+			ps.decodeMerged(kv, val, v.Field(idx), join(where, k.Value), pos)
 		}
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
@@ -300,8 +349,18 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		itemPos := pos
+		if !hasFields(v.Type().Elem()) {
+			itemPos = nil // see indexFields
+		}
 		for i, item := range n.Content {
-			decodeStrict(ps, item, s.Index(i), fmt.Sprintf("%s[%d]", where, i), pos)
+			if ps.tooBig {
+				// The rest is not decoded: keep no empty items for the
+				// checks after (10,000 empty hosts would each be looked at).
+				s = s.Slice(0, i)
+				break
+			}
+			decodeStrict(ps, item, s.Index(i), fmt.Sprintf("%s[%d]", where, i), itemPos)
 		}
 		v.Set(s)
 	case reflect.Map:
@@ -310,11 +369,11 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 			return
 		}
 		m := reflect.MakeMap(v.Type())
-		for i := 0; i+1 < len(n.Content); i += 2 {
+		for _, kv := range ps.pairs(n, where) {
 			k := reflect.New(v.Type().Key()).Elem()
-			decodeStrict(ps, n.Content[i], k, where, nil)
+			ps.decodeMerged(kv, kv.k, k, where, nil)
 			val := reflect.New(v.Type().Elem()).Elem()
-			decodeStrict(ps, n.Content[i+1], val, join(where, n.Content[i].Value), pos)
+			ps.decodeMerged(kv, kv.v, val, join(where, kv.k.Value), pos)
 			m.SetMapIndex(k, val)
 		}
 		v.Set(m)
@@ -343,15 +402,27 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 				ps.at(n, "%s: %s", where, msg)
 				return
 			}
+			if limit := stringLimit(where); len(n.Value) > limit {
+				ps.at(n, "%s: %d bytes; at most %d", where, len(n.Value), limit)
+				return
+			}
 		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
 			// yaml.v3 would truncate 2.5 to 2; a count is a whole number.
 			if n.Tag != "!!int" {
 				ps.at(n, "%s: want a whole number, got %s", where, kindName(n))
 				return
 			}
+			if msg := notDecimal(n); msg != "" {
+				ps.at(n, "%s: %s", where, msg)
+				return
+			}
 		case reflect.Float64, reflect.Float32:
 			if n.Tag != "!!int" && n.Tag != "!!float" {
 				ps.at(n, "%s: want a number, got %s", where, kindName(n))
+				return
+			}
+			if msg := notDecimal(n); msg != "" {
+				ps.at(n, "%s: %s", where, msg)
 				return
 			}
 		}
@@ -366,28 +437,6 @@ func decodeStrict(ps *problems, n *yaml.Node, v reflect.Value, where string, pos
 			}
 		}
 	}
-}
-
-// badText says what is wrong with a string value that no field may hold:
-// invalid UTF-8 and control characters (a NUL ends a C string, an escape
-// sequence rewrites the terminal a dry run is printed on, a newline
-// starts a new line of a conf file). Only free text (the description)
-// may span lines.
-func badText(s string, multiline bool) string {
-	if !utf8.ValidString(s) {
-		return "not valid UTF-8"
-	}
-	for _, r := range s {
-		if r == '\n' || r == '\t' {
-			if multiline {
-				continue
-			}
-		}
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
-			return fmt.Sprintf("control character %U is not allowed", r)
-		}
-	}
-	return ""
 }
 
 func join(where, field string) string {

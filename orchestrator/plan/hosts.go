@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,8 +122,39 @@ func expandOne(s string) ([]string, error) {
 	return out, nil
 }
 
-// expandHosts turns host specs into hosts, applying defaults.
+// maxHostBytes bounds the text host patterns expand to, over all specs:
+// 10,000 hosts with names, addresses and directories of a hundred bytes
+// each are a few megabytes; a 3 kB plan of aliased specs with long
+// patterned directories would otherwise expand to gigabytes before any
+// count is compared with maxHosts.
+const maxHostBytes = 8 << 20
+
+// Longest host fields: a DNS name is at most 253 bytes (RFC 1035), a
+// port or rack a few digits.
+const (
+	maxHostNameLen = 253
+	maxNumberLen   = 32
+)
+
+// hostBudget is what the host specs of a plan may still expand to; the
+// work is counted before it is done, so a plan over the budget is refused
+// without being expanded.
+type hostBudget struct {
+	hosts, bytes int
+	spent        bool // reported once
+}
+
+// expandHosts turns host specs into hosts, applying defaults. Database
+// nodes are expanded first; the workload hosts get what they left of the
+// budget.
 func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode bool) []Host {
+	budget := &hostBudget{hosts: maxHosts, bytes: maxHostBytes}
+	if !isNode {
+		budget.hosts -= len(p.Nodes)
+		for _, h := range p.Nodes {
+			budget.bytes -= len(h.Name) + len(h.SSH) + len(h.Addr) + len(h.User) + len(h.Store) + len(h.Dir)
+		}
+	}
 	var hosts []Host
 	for si := range specs {
 		s := &specs[si]
@@ -139,16 +171,50 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 			{"rack", &s.Rack}, {"sql_port", &s.SQLPort}, {"http_port", &s.HTTPPort},
 			{"store", &s.Store}, {"dir", &s.Dir},
 		}
+		ok := true
 		for _, f := range fields {
 			// These end up in quoted conf-file values and URLs as well as
 			// in argv; a quote or control character has no business there.
 			if strings.ContainsAny(*f.val, "'\"\n\r\x00") {
 				ps.at(p.node(f.val), "%s.%s: %q holds a quote or control character", at, f.name, *f.val)
 			}
+			if limit := hostFieldLimit(f.name); len(*f.val) > limit {
+				ps.at(p.node(f.val), "%s.%s: %d bytes; at most %d", at, f.name, len(*f.val), limit)
+				ok = false
+			}
+			// Numbers are decimal: YAML 1.1 reads port: 022 as 18; a
+			// pattern's zero padding (port: "22[01-09]") is its own.
+			if isNumberField(f.name) && *f.val != "" && !strings.Contains(*f.val, "[") && !decimalInt.MatchString(*f.val) {
+				ps.at(p.node(f.val), "%s.%s: %q is not a plain decimal number; write it in decimal digits", at, f.name, *f.val)
+				ok = false
+			}
 		}
+		if !ok {
+			continue
+		}
+		// Count before expanding: what the spec stands for must fit in
+		// what the plan's earlier specs left.
+		count, cost, single := 1, 0, true
+		for _, f := range fields {
+			n, err := patternCount(*f.val, maxHosts)
+			if err != nil || n <= 1 {
+				continue // a single value is shared by every host; errors come below
+			}
+			single = single && n <= maxHosts // else expandPatternMax below says which field
+			count = max(count, n)
+			cost += n * (len(*f.val) + 20)
+		}
+		if single && (count > budget.hosts || cost > budget.bytes) {
+			if !budget.spent {
+				budget.spent = true
+				ps.at(p.nodeOr(s), "%s: nodes and workload expand to more than %d hosts or %d MiB of names and paths; at most that", at, maxHosts, maxHostBytes>>20)
+			}
+			continue
+		}
+		budget.hosts -= count
+		budget.bytes -= cost
 		vals := make([][]string, len(fields))
-		count := 1
-		ok := true
+		count = 1
 		for i, f := range fields {
 			if *f.val == "" {
 				continue
@@ -216,7 +282,7 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 			}{
 				{&s.Name, h.Name, "name"}, {&s.SSH, h.SSH, "ssh"}, {&s.Addr, h.Addr, "addr"},
 			} {
-				if f.val != "" && !hostWord.MatchString(f.val) && !badWord[f.field] {
+				if f.val != "" && !isHostWord(f.val) && !badWord[f.field] {
 					badWord[f.field] = true // once per field, not per host
 					ps.at(p.node(f.field), "%s.%s: %q is not a host name or address", at, f.what, f.val)
 				}
@@ -285,6 +351,45 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 		}
 	}
 	return hosts
+}
+
+// hostFieldLimit is the longest value a host spec field may have.
+func hostFieldLimit(field string) int {
+	switch field {
+	case "name", "ssh", "addr":
+		return maxHostNameLen + 64 // room for a range pattern
+	case "store", "dir":
+		return maxPathLen
+	case "user":
+		return 256
+	}
+	return maxNumberLen
+}
+
+// isNumberField: the host spec fields that hold numbers (or patterns of them).
+func isNumberField(field string) bool {
+	switch field {
+	case "port", "rack", "sql_port", "http_port":
+		return true
+	}
+	return false
+}
+
+// isHostWord says whether s may name a host: a DNS name (a trailing dot,
+// a fully qualified name, allowed), an IPv4 address, or a bracket-free
+// IPv6 address (::1).
+func isHostWord(s string) bool {
+	if strings.Contains(s, ":") {
+		ip := net.ParseIP(s)
+		return ip != nil && !strings.Contains(s, "%")
+	}
+	if len(s) > maxHostNameLen {
+		return false
+	}
+	if t, ok := strings.CutSuffix(s, "."); ok && t != "" {
+		s = t
+	}
+	return hostWord.MatchString(s)
 }
 
 func portField(ps *problems, p *Plan, field *string, v, where string, def int) int {

@@ -143,8 +143,11 @@ func (n *Plan) normalizeSettings() {
 		}
 	}
 	if s.Cluster.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(s.Cluster.Content); i += 2 {
-			k, v := s.Cluster.Content[i], s.Cluster.Content[i+1]
+		for _, kv := range (&problems{}).pairs(&s.Cluster, "settings.cluster") {
+			k, v := kv.k, kv.v
+			if v.Kind == yaml.AliasNode && v.Alias != nil {
+				v = v.Alias
+			}
 			if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && settingName.MatchString(k.Value) && badText(v.Value, false) == "" {
 				s.set(k.Value, v.Value)
 			}

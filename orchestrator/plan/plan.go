@@ -266,15 +266,28 @@ type Sweep struct {
 // memory to parse.
 const MaxPlanSize = 1 << 20
 
+// Options are what the command line, not the plan, says about a plan's
+// validation.
+type Options struct {
+	// AllowSettings names database settings the plan may set although
+	// they run commands, load code or send data elsewhere (denied.go):
+	// --allow-setting NAME, for the rare legitimate use.
+	AllowSettings []string
+	// ReadOnly says the caller only reads the plan (report, teardown,
+	// thresholds of a finished run) and applies none of its settings, so
+	// none is refused for what applying it would do.
+	ReadOnly bool
+}
+
 // LoadPlan reads a plan file, decodes it strictly, normalizes it and
 // validates it: the normalized plan, or a *PlanError listing every
-// problem as file:line:col.
-func LoadPlan(path string) (*Plan, error) {
+// problem as file:line:col. At most one Options is used.
+func LoadPlan(path string, opts ...Options) (*Plan, error) {
 	data, err := ReadPlanFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParsePlan(path, data)
+	return ParsePlan(path, data, opts...)
 }
 
 // ReadPlanFile reads a plan file as every file a plan names is read
@@ -299,7 +312,7 @@ func ReadPlanFile(path string) ([]byte, error) {
 // messages and anchors relative paths. The steps are Decode's (strict
 // YAML), Normalize (defaults, a new value) and Validate (pure), with the
 // problems of the first and the last reported together.
-func ParsePlan(file string, data []byte) (*Plan, error) {
+func ParsePlan(file string, data []byte, opts ...Options) (*Plan, error) {
 	p, ps, err := decode(file, data)
 	if err != nil {
 		return nil, err
@@ -312,17 +325,35 @@ func ParsePlan(file string, data []byte) (*Plan, error) {
 	for _, pr := range ps.list {
 		decoded[pr.Pos] = true
 	}
-	vs := &problems{file: file}
+	vs := &problems{file: file, allow: allowed(opts)}
 	validate(vs, n)
 	for _, pr := range vs.list {
 		if !decoded[pr.Pos] {
 			ps.list = append(ps.list, pr)
 		}
 	}
+	ps.dropped += vs.dropped
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
 	return n, nil
+}
+
+// allowAll in the allowed set stands for every setting (Options.ReadOnly).
+const allowAll = "*"
+
+// allowed is the set of settings opts allow.
+func allowed(opts []Options) map[string]bool {
+	m := map[string]bool{}
+	for _, o := range opts {
+		if o.ReadOnly {
+			m[allowAll] = true
+		}
+		for _, name := range o.AllowSettings {
+			m[name] = true
+		}
+	}
+	return m
 }
 
 // Decode reads a plan's YAML strictly: unknown fields, values of the

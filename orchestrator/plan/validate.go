@@ -65,7 +65,57 @@ const (
 	maxDuration    = 30 * 24 * time.Hour
 	maxPathLen     = 1024
 	maxRoundSteps  = 100_000
+	// maxPlanNameLen leaves room in a file name (NAME_MAX 255) for the
+	// run directory's time stamp and suffix.
+	maxPlanNameLen = 100
 )
+
+// maxCompiledBytes bounds what a plan's compiled steps may take in
+// memory (CompiledBytes): the 100k recipe's take about 20 MiB by that
+// estimate; a plan of a thousand nodes and a thousand workload hosts,
+// each run step listing every node's URL, would take gigabytes.
+const maxCompiledBytes = 128 << 20
+
+// maxArgvBytes bounds what one of the plan's lists of flags adds to a
+// command line.
+const maxArgvBytes = 64 << 10
+
+// CompiledBytes estimates, from above, what the plan's compiled steps take
+// in memory, before compiling them: a few steps per host and stage, each
+// with its argv (the plan's flags and settings), plus every node's URL
+// on each workload host's run, allocate and import steps. Validation
+// refuses a plan past maxCompiledBytes; a stages test checks that the
+// estimate stays above what Compile allocates.
+func (p *Plan) CompiledBytes() int {
+	flags := 0
+	for _, list := range [][]string{p.Start.Flags, p.TPCC.Extra, p.TPCC.Zones} {
+		for _, f := range list {
+			flags += len(f) + 16
+		}
+	}
+	for _, s := range p.Settings.ordered {
+		flags += len(s.Name) + len(s.Value) + 64
+	}
+	const (
+		stepBase     = 2 << 10 // a step's struct, description, argv and log names
+		stepsPerHost = 4       // per stage, at most (install, start and wait, ...)
+		stepsPerRun  = 4       // per measured run and workload host (run, get, check, merge)
+	)
+	rounds := len(p.Rounds())
+	if p.TPCC.Search != nil {
+		rounds += 64 // the search's iterations (it ends by then)
+	}
+	hosts := len(p.Nodes) + len(p.Workload)
+	steps := max(len(p.Stages), 1)*hosts*stepsPerHost + rounds*len(p.Workload)*stepsPerRun
+	urlLen := 64 + len(p.TPCC.Database)
+	for _, n := range p.Nodes {
+		urlLen = max(urlLen, 64+len(n.Addr)+len(n.User)+len(p.TPCC.Database))
+	}
+	// Each URL is built, joined into the argv and quoted for the dry run:
+	// about three copies of it (TestCompiledBytesBoundsCompile measures).
+	urls := 4 * (rounds + 2) * len(p.Workload) * len(p.Nodes) * urlLen
+	return steps*(stepBase+flags) + urls
+}
 
 // checkPath reports a host path that cannot be used safely (see safePath).
 func checkPath(ps *problems, n *yaml.Node, where, v string) {
@@ -98,8 +148,8 @@ func checkDuration(ps *problems, n *yaml.Node, where string, d Duration, limit t
 // Validate reports every problem of a normalized plan at once, as a
 // *PlanError. It is pure: it changes nothing, so it can be asked of any
 // plan value, and what it checks is exactly what will run.
-func Validate(p *Plan) error {
-	ps := &problems{file: p.File}
+func Validate(p *Plan, opts ...Options) error {
+	ps := &problems{file: p.File, allow: allowed(opts)}
 	validate(ps, p)
 	return ps.err()
 }
@@ -109,8 +159,8 @@ func validate(ps *problems, p *Plan) {
 	if p.Version != 1 {
 		ps.at(p.node(&p.Version), "version: want 1, got %d", p.Version)
 	}
-	if !planName.MatchString(p.Name) {
-		ps.at(p.nodeOr(&p.Name), "name: want letters, digits, '.', '_' or '-' (it names the run directory), got %q", p.Name)
+	if !planName.MatchString(p.Name) || len(p.Name) > maxPlanNameLen {
+		ps.at(p.nodeOr(&p.Name), "name: want at most %d letters, digits, '.', '_' or '-' (it names the run directory), got %q", maxPlanNameLen, p.Name)
 	}
 	switch p.Flavor {
 	case Cockroach, Postgres:
@@ -170,6 +220,31 @@ func validate(ps *problems, p *Plan) {
 	validatePreflight(ps, p)
 	checkPartitions(ps, p)
 	validateRemote(ps, p) // paths.go: host paths, URLs and driver flags in their place
+	for _, l := range []struct {
+		list  []string
+		field any
+		name  string
+	}{{p.Start.Flags, &p.Start.Flags, "start.flags"}, {p.TPCC.Extra, &p.TPCC.Extra, "tpcc.extra_flags"}, {p.TPCC.Zones, &p.TPCC.Zones, "tpcc.zones"}} {
+		// Each list goes into one command line: Linux's exec takes at
+		// most 2 MiB of them (and 128 KiB per argument), and a command
+		// line that fails to exec fails on every resume too.
+		total := 0
+		for _, s := range l.list {
+			total += len(s) + 1
+		}
+		if total > maxArgvBytes {
+			ps.at(p.nodeOr(l.field), "%s: %d bytes of flags; at most %d in one command line", l.name, total, maxArgvBytes)
+		}
+	}
+	if est := p.CompiledBytes(); hostsOK && est > maxCompiledBytes {
+		ps.at(p.nodeOr(&p.NodeGroups), "the plan compiles to about %d MiB of steps (%d nodes, %d workload hosts, %d stages, %d measured runs); at most %d MiB: fewer hosts, stages or runs",
+			est>>20, len(p.Nodes), len(p.Workload), len(p.Stages), len(p.Rounds()), maxCompiledBytes>>20)
+	}
+	if len(ps.list) == 0 {
+		// Only a plan that is otherwise valid is put to the driver: its
+		// refusal of anything else would restate a problem above.
+		checkRuns(ps, p)
+	}
 }
 
 func validatePreflight(ps *problems, p *Plan) {
@@ -292,8 +367,11 @@ func validateSettings(ps *problems, p *Plan) {
 		if s.Cluster.Kind != yaml.MappingNode {
 			ps.at(&s.Cluster, "settings.cluster: want a mapping of setting: value")
 		} else {
-			for i := 0; i+1 < len(s.Cluster.Content); i += 2 {
-				k, v := s.Cluster.Content[i], s.Cluster.Content[i+1]
+			for _, kv := range ps.pairs(&s.Cluster, "settings.cluster") {
+				k, v := kv.k, kv.v
+				if v.Kind == yaml.AliasNode && v.Alias != nil {
+					v = v.Alias
+				}
 				if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
 					ps.at(v, "settings.cluster.%s: want a single value", k.Value)
 					continue
@@ -304,6 +382,20 @@ func validateSettings(ps *problems, p *Plan) {
 				}
 				if msg := badText(v.Value, false); msg != "" {
 					ps.at(v, "settings.cluster.%s: %s", k.Value, msg)
+				}
+				if v.Tag == "!!int" || v.Tag == "!!float" {
+					// Sent as written, but PostgreSQL reads integers with
+					// strtol(base 0): 010 is 8 there too. Quoted, it is
+					// the plan's explicit text.
+					if msg := notDecimal(v); msg != "" {
+						ps.at(v, "settings.cluster.%s: %s", k.Value, msg)
+					}
+				}
+				if len(v.Value) > maxStringLen {
+					ps.at(v, "settings.cluster.%s: %d bytes; at most %d", k.Value, len(v.Value), maxStringLen)
+				}
+				if why := deniedWhy(p.Flavor, k.Value); why != "" && !ps.allow[k.Value] && !ps.allow[allowAll] {
+					ps.at(k, "settings.cluster: %s is not taken from a plan: %s (the operator may allow it with --allow-setting %s)", k.Value, why, k.Value)
 				}
 			}
 		}

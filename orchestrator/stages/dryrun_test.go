@@ -154,7 +154,7 @@ func TestLicenseNeverShown(t *testing.T) {
 // TestSearchDryRun: the dry-run lists the iterations a search takes when
 // every one passes, each with its run, downloads and check.
 func TestSearchDryRun(t *testing.T) {
-	planText := strings.Replace(string(mustRead(t, "../../plans/local.yaml")), "  duration: 1m\n", "  duration: 1m\n  search: {min: 1, max: 2}\n", 1)
+	planText := strings.Replace(string(mustRead(t, "../../plans/local.yaml")), "  duration: 1m\n", "  duration: 1m\n  search: {min: 2, max: 2}\n", 1)
 	p, err := plan.ParsePlan("../../plans/local.yaml", []byte(planText))
 	if err != nil {
 		t.Fatal(err)

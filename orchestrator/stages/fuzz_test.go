@@ -3,6 +3,7 @@ package stages
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -28,9 +29,11 @@ func addPlanSeeds(f *testing.F) {
 	}
 }
 
-// FuzzPlan: decoding, validating and compiling any bytes never panics and
-// ends in bounded time; a plan that validates compiles, every command line
-// it compiles is one the shell parses, and a search ends.
+// FuzzPlan: decoding, normalizing, validating and compiling (the dry
+// run's path) any bytes never panics and ends in bounded time and memory;
+// a plan that validates compiles within the memory validation estimated,
+// every command line it compiles is one the shell parses, and a search
+// ends.
 func FuzzPlan(f *testing.F) {
 	f.Setenv("COCKROACH_LICENSE", "crl-0-fuzz")
 	f.Setenv("LIC", "crl-0-fuzz")
@@ -38,14 +41,24 @@ func FuzzPlan(f *testing.F) {
 	addPlanSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()
-		p, err := plan.ParsePlan("fuzz.yaml", data)
+		// Every denied setting allowed, as --allow-setting can: the
+		// settings' values still reach the steps only as data.
+		p, err := plan.ParsePlan("fuzz.yaml", data, plan.Options{ReadOnly: true})
 		if err != nil {
 			if _, ok := err.(*plan.PlanError); !ok {
 				t.Fatalf("not a *PlanError: %v", err)
 			}
 			return
 		}
+		// What validation estimated bounds what compiling allocates
+		// (plan.CompiledBytes; a MiB of slack for the runtime's own).
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		stages, err := Compile(p, Options{DriverPath: "/opt/benchrig"})
+		runtime.ReadMemStats(&after)
+		if d, est := after.TotalAlloc-before.TotalAlloc, uint64(p.CompiledBytes()); d > est+1<<20 {
+			t.Fatalf("compiling allocated %d KiB, above the estimate of %d KiB validation bounds", d>>10, est>>10)
+		}
 		if err != nil {
 			return // --only and friends are not set; but a flavor gap is no panic
 		}
