@@ -81,7 +81,9 @@ func Run(ctx context.Context, file string, o Options) error {
 	if err != nil {
 		return err
 	}
-	p, err := plan.ParsePlan(file, data, plan.Options{AllowSettings: o.AllowSettings})
+	// A dry-run only looks: it prints the licence's reference, never its
+	// value, so it does not read it (a real run does, at validation).
+	p, err := plan.ParsePlan(file, data, plan.Options{AllowSettings: o.AllowSettings, Unresolved: o.DryRun})
 	if err != nil {
 		return err
 	}

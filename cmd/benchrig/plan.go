@@ -39,7 +39,8 @@ benchrig.plan/v1, docs/schema/plan.v1.json).`,
 					if c.NArg() != 1 {
 						return withExit(exitUsage, errors.New("plan show: name one plan file"))
 					}
-					p, err := loadPlan(c.Args().First())
+					// Looking at a plan does not read its licence.
+					p, err := orchestrator.LoadPlan(c.Args().First(), plan.Options{Unresolved: true})
 					if err != nil {
 						return err
 					}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -74,5 +75,28 @@ func TestInterruptedExitCode(t *testing.T) {
 	}
 	if code := exitCode(context.Background(), err); code != exitTransport {
 		t.Errorf("without a signal: exit %d, want %d", code, exitTransport)
+	}
+}
+
+// TestLookWithoutLicence: plan show and run --dry-run work without the
+// licence's variable (they name the reference, never read it); validate
+// and a real run still refuse the plan, exit 3, naming the variable.
+func TestLookWithoutLicence(t *testing.T) {
+	t.Setenv("COCKROACH_LICENSE", "")
+	os.Unsetenv("COCKROACH_LICENSE")
+	for _, tt := range []struct {
+		args     []string
+		code     int
+		contains string
+	}{
+		{[]string{"plan", "show", "../../plans/tpcc-10k.yaml"}, exitOK, "key from env:COCKROACH_LICENSE (not read here"},
+		{[]string{"run", "--dry-run", "../../plans/tpcc-10k.yaml"}, exitOK, "enterprise.license = ****;"},
+		{[]string{"plan", "validate", "../../plans/tpcc-10k.yaml"}, exitInvalidPlan, "license.key.env: environment variable COCKROACH_LICENSE is not set"},
+		{[]string{"run", "--runs-dir", t.TempDir(), "../../plans/tpcc-10k.yaml"}, exitInvalidPlan, "license.key.env: environment variable COCKROACH_LICENSE is not set"},
+	} {
+		code, out, errOut := runCLI(t, tt.args...)
+		if code != tt.code || !strings.Contains(out+errOut, tt.contains) {
+			t.Errorf("benchrig %v: exit %d (want %d), output lacks %q?\nstdout: %.1500s\nstderr: %s", tt.args, code, tt.code, tt.contains, out, errOut)
+		}
 	}
 }

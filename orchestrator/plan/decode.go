@@ -74,6 +74,8 @@ type problems struct {
 	// allow holds the denied settings the command line allows
 	// (Options.AllowSettings).
 	allow map[string]bool
+	// unresolved: the secrets are not read (Options.Unresolved).
+	unresolved bool
 }
 
 // maxAliasVisits bounds what aliases may add to a plan: shared host

@@ -277,6 +277,11 @@ type Options struct {
 	// thresholds of a finished run) and applies none of its settings, so
 	// none is refused for what applying it would do.
 	ReadOnly bool
+	// Unresolved leaves the secrets a plan names unread: looking at a
+	// plan (plan show, run --dry-run) does not need its licence, and
+	// prints the reference, never a value. Validate and a real run read
+	// and check them.
+	Unresolved bool
 }
 
 // LoadPlan reads a plan file, decodes it strictly, normalizes it and
@@ -326,6 +331,9 @@ func ParsePlan(file string, data []byte, opts ...Options) (*Plan, error) {
 		decoded[pr.Pos] = true
 	}
 	vs := &problems{file: file, allow: allowed(opts)}
+	for _, o := range opts {
+		vs.unresolved = vs.unresolved || o.Unresolved
+	}
 	validate(vs, n)
 	for _, pr := range vs.list {
 		if !decoded[pr.Pos] {

@@ -439,12 +439,17 @@ func validateLicense(ps *problems, p *Plan) {
 	case k.Env != "":
 		if !envVar.MatchString(k.Env) {
 			ps.at(p.node(&k.Env), "license.key.env: %q is not an environment variable name", k.Env)
+		} else if ps.unresolved {
+			// plan show and dry-run print the reference, never read it.
 		} else if _, err := k.Read(); err != nil {
 			// Resolved now, not when configure runs after install and
 			// start; the error names the variable, never a value.
 			ps.at(p.node(&k.Env), "license.key.env: %v", err)
 		}
 	case k.File != "":
+		if ps.unresolved {
+			break
+		}
 		if _, err := k.Read(); err != nil {
 			ps.at(p.node(&k.File), "license.key.file: %v", err)
 		}

@@ -60,7 +60,7 @@ func Show(w io.Writer, p *plan.Plan) error {
 	fmt.Fprintln(w)
 	showFidelity(w, p)
 	if p.License != nil {
-		fmt.Fprintf(w, "license: organization %q, key from %s (value never shown)\n", p.License.Organization, p.License.Key)
+		fmt.Fprintf(w, "license: organization %q, key from %s (not read here: validate and run read and check it; never shown)\n", p.License.Organization, p.License.Key)
 	}
 	if len(p.Settings.Ordered()) > 0 {
 		fmt.Fprintln(w, "settings:")
