@@ -100,6 +100,7 @@ type RunResult struct {
 	WorkloadEfficiency float64
 	Profile            Profile // the load profile that ran
 	Connections        int     // connections this host opened
+	AllActive          int     // active warehouses of the whole run (WorkloadEfficiency's)
 	CLoad              Constants
 	Counts             [numTxnTypes]int64
 	Errors             [numTxnTypes]int64
@@ -580,6 +581,7 @@ loop:
 	}
 	res := newRunResult(final, c, now.Sub(measureStart), activeHere)
 	res.Profile, res.Connections, res.CLoad = prof.name(), perURL*len(cfg.URLs), load
+	res.AllActive = cfg.ActiveWarehouses
 	res.WorkloadEfficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * float64(cfg.ActiveWarehouses))
 	res.StartDelay = startDelay
 	res.Isolation = iso
