@@ -222,6 +222,12 @@ func (cfg *RunConfig) defaults() error {
 	if cfg.Seed == 0 {
 		cfg.Seed = uint64(cfg.Now().UnixNano())
 	}
+	if _, err := ParseProfile(string(cfg.Profile)); err != nil {
+		return fmt.Errorf("tpcc run: --profile: %w", err)
+	}
+	if cfg.SavepointRetryLimit < 0 {
+		return fmt.Errorf("tpcc run: --savepoint-retry-limit must be >= 0, got %d", cfg.SavepointRetryLimit)
+	}
 	if cfg.MaxRate < 0 {
 		return fmt.Errorf("tpcc run: --max-rate must be >= 0, got %v", cfg.MaxRate)
 	}

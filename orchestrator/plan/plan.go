@@ -217,7 +217,12 @@ type TPCC struct {
 	// Driver runs the benchmark: benchrig (the embedded driver, default)
 	// or workload (binaries.workload, the recipes' own commands).
 	Driver string `yaml:"driver"`
-	Import Import `yaml:"import"`
+	// Profile is the embedded driver's load profile (`tpcc run
+	// --profile`): workload (CockroachDB workload's statements, retries,
+	// connections and ramp; the cockroach default) or pipelined
+	// (benchrig's batched transactions; the postgres default).
+	Profile string `yaml:"profile"`
+	Import  Import `yaml:"import"`
 	// PartitionStrategy (replication, leases) and Zones are workload's
 	// --partition-strategy and --zones.
 	PartitionStrategy string   `yaml:"partition_strategy"`
