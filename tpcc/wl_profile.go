@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -141,6 +142,9 @@ type workloadProfile struct {
 	retryLimit int     // give up after this many savepoint retries (0: never, as workload)
 	noRetry    bool    // --txn-retries=false: the first retryable error is final
 	active     []int32 // the run's active warehouses, all partitions
+	// trips is the round trips of the latest transaction of each type,
+	// retries included: what a test compares with workload's count.
+	trips [numTxnTypes]atomic.Int64
 }
 
 func (*workloadProfile) name() Profile { return ProfileWorkload }

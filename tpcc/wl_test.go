@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -245,7 +246,7 @@ func TestWorkloadSavepointRetryOnPostgres(t *testing.T) {
 	w := &worker{rwBegin: "BEGIN ISOLATION LEVEL repeatable read"}
 	var attempts atomic.Int32
 	var trips int
-	retries, err := p.inTx(ctx, w, pgxPool{pool}, func(tx *wlTx) error {
+	retries, err := p.inTx(ctx, w, pgxPool{pool}, NewOrderTxn, func(tx *wlTx) error {
 		var n int
 		if err := tx.queryRow(`SELECT d_next_o_id FROM district WHERE d_w_id = 0 AND d_id = 1`, nil, &n); err != nil {
 			return err
@@ -273,7 +274,7 @@ func TestWorkloadSavepointRetryOnPostgres(t *testing.T) {
 	// failure is final and says so.
 	p.noRetry = true
 	attempts.Store(0)
-	_, err = p.inTx(ctx, w, pgxPool{pool}, func(tx *wlTx) error {
+	_, err = p.inTx(ctx, w, pgxPool{pool}, NewOrderTxn, func(tx *wlTx) error {
 		var n int
 		if err := tx.queryRow(`SELECT d_next_o_id FROM district WHERE d_w_id = 0 AND d_id = 1`, nil, &n); err != nil {
 			return err
@@ -307,6 +308,56 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 		t.Skip("loads two warehouses into a real PostgreSQL")
 	}
 	url, _ := loadWarehouses(t, 2, 1, pgtest.NoSync())
+
+	// Each transaction's round trips, measured on a fresh database
+	// (every district has undelivered orders): workload's statements one
+	// round trip each, plus BEGIN, SAVEPOINT, RELEASE and COMMIT.
+	t.Run("round trips", func(t *testing.T) {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		parts, _ := NewPartitions(2, 2, 1)
+		p := newProfile(ProfileWorkload, Postgres, &RunConfig{}, parts).(*workloadProfile)
+		var cnt atomic.Pointer[counters]
+		cnt.Store(newCounters(2))
+		m, _, err := DatabaseMeta(ctx, conn, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rw := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
+		w := newWorker(NewRand(11, 1), p.runConstants(nil, m), 2, RetryPolicy{}, rw, rw, &cnt)
+		seen := map[TxnType]map[int64]bool{}
+		for range 40 {
+			for ty := range numTxnTypes {
+				if _, err := p.exec(ctx, w, pinnedConn{conn}, ty, warehouseDistrict{wID: 1, dID: 1}); err != nil {
+					t.Fatalf("%s: %v", ty, err)
+				}
+				if seen[ty] == nil {
+					seen[ty] = map[int64]bool{}
+				}
+				seen[ty][p.trips[ty].Load()] = true
+			}
+		}
+		// New-Order: 9 statements + 4 = 13 (a 1% rollback: 3 statements
+		// and the item SELECT, then ROLLBACK: 7); Payment 8, or 9 by last
+		// name; Order-Status 7; Delivery 10 × 2 + 4 + 4 = 28 while every
+		// district has an undelivered order; Stock-Level 6.
+		want := map[TxnType][]int64{NewOrderTxn: {13, 7}, PaymentTxn: {8, 9}, OrderStatusTxn: {7}, DeliveryTxn: {28}, StockLevelTxn: {6}}
+		for ty, ns := range seen {
+			for n := range ns {
+				if !slices.Contains(want[ty], n) {
+					t.Errorf("%s took %d round trips, want one of %v", ty, n, want[ty])
+				}
+			}
+		}
+		if !seen[NewOrderTxn][13] || !seen[PaymentTxn][8] || !seen[PaymentTxn][9] {
+			t.Errorf("round trips seen: %v; want New-Order's 13 and Payment's 8 and 9", seen)
+		}
+		checkConsistent(t, url)
+	})
 
 	t.Run("ramp", func(t *testing.T) {
 		var out, ticks bytes.Buffer

@@ -181,13 +181,14 @@ func (p *workloadProfile) begin(w *worker) string {
 // SAVEPOINT. And because PostgreSQL checks serializability at COMMIT,
 // not at RELEASE, a failed COMMIT is retried too (workload ignores
 // COMMIT's error: on CockroachDB RELEASE has committed).
-func (p *workloadProfile) inTx(ctx context.Context, w *worker, db connPool, fn func(*wlTx) error) (retries int, err error) {
+func (p *workloadProfile) inTx(ctx context.Context, w *worker, db connPool, typ TxnType, fn func(*wlTx) error) (retries int, err error) {
 	c, release, err := db.acquire(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("acquire connection: %w", err)
 	}
 	defer release()
 	t := &wlTx{ctx: ctx, c: c}
+	defer func() { p.trips[typ].Store(int64(t.trips)) }()
 	begin := p.begin(w)
 	start := time.Now()
 	open := false
@@ -383,7 +384,7 @@ func (p *workloadProfile) newOrder(ctx context.Context, w *worker, db connPool, 
 	in := p.drawNewOrder(w, wID)
 	entry := time.Now().UTC().Format(wlTime)
 	s := wlStatementsFor(p.dialect)
-	retries, err := p.inTx(ctx, w, db, func(t *wlTx) error {
+	retries, err := p.inTx(ctx, w, db, NewOrderTxn, func(t *wlTx) error {
 		var dTax, wTax, cDiscount float64
 		var dNext int32
 		var cLast, cCredit string
@@ -506,7 +507,7 @@ func (p *workloadProfile) payment(ctx context.Context, w *worker, db connPool, w
 		cID = int32(r.NURand(aCID, 1, 3000, c.CID))
 	}
 	s := wlStatementsFor(p.dialect)
-	retries, err := p.inTx(ctx, w, db, func(t *wlTx) error {
+	retries, err := p.inTx(ctx, w, db, PaymentTxn, func(t *wlTx) error {
 		var wName, dName, x1, x2, x3, x4, x5 string
 		if err := t.queryRow(wlPayUpdateWarehouse, []any{amount, wID}, &wName, &x1, &x2, &x3, &x4, &x5); err != nil {
 			return err
@@ -570,7 +571,7 @@ func (p *workloadProfile) orderStatus(ctx context.Context, w *worker, db connPoo
 	} else {
 		cID = int32(r.NURand(aCID, 1, 3000, c.CID))
 	}
-	retries, err := p.inTx(ctx, w, db, func(t *wlTx) error {
+	retries, err := p.inTx(ctx, w, db, OrderStatusTxn, func(t *wlTx) error {
 		var balance float64
 		var first, middle, last string
 		id := cID
@@ -658,7 +659,7 @@ func (p *workloadProfile) delivery(ctx context.Context, w *worker, db connPool, 
 	date := time.Now().UTC().Format(wlTime)
 	s := wlStatementsFor(p.dialect)
 	var skipped int
-	retries, err := p.inTx(ctx, w, db, func(t *wlTx) error {
+	retries, err := p.inTx(ctx, w, db, DeliveryTxn, func(t *wlTx) error {
 		skipped = 0
 		var orders []wlPair
 		totals := map[int32]float64{}
@@ -725,7 +726,7 @@ func (p *workloadProfile) stockLevel(ctx context.Context, w *worker, db connPool
 	threshold := int32(w.rng.Int(10, 20))
 	dID := int32(w.rng.Int(1, 10))
 	s := wlStatementsFor(p.dialect)
-	retries, err := p.inTx(ctx, w, db, func(t *wlTx) error {
+	retries, err := p.inTx(ctx, w, db, StockLevelTxn, func(t *wlTx) error {
 		var next int32
 		if err := t.queryRow(wlSLSelectDNextOID, []any{wID, dID}, &next); err != nil {
 			return err
