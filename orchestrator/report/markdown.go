@@ -271,7 +271,7 @@ func writeHosts(b *strings.Builder, hosts []HostRun) {
 	if len(hosts) == 0 {
 		return
 	}
-	b.WriteString("Each workload host's own result (efficiency against 12.86 tpmC per warehouse it drove, as `workload run` computes it):\n\n| host | tpmC | efficiency | start delay ms | verdict |\n|---|---:|---:|---:|---|\n")
+	b.WriteString("Each workload host's own result (efficiency against 12.86 tpmC per warehouse it drove; workload efc against 12.86 per active warehouse of the whole run, as `workload run` prints it per host):\n\n| host | tpmC | efficiency | workload efc | start delay ms | verdict |\n|---|---:|---:|---:|---:|---|\n")
 	for _, h := range hosts {
 		delay := "-"
 		if h.StartDelayMs != nil {
@@ -284,7 +284,11 @@ func writeHosts(b *strings.Builder, hosts []HostRun) {
 		case !h.Pass:
 			v = "FAIL: " + strings.Join(h.Failures, "; ")
 		}
-		fmt.Fprintf(b, "| %s | %.2f | %.2f %% | %s | %s |\n", h.Host, h.TpmC, h.Efficiency, delay, v)
+		we := "-"
+		if h.WorkloadEfficiency != nil {
+			we = fmt.Sprintf("%.2f %%", *h.WorkloadEfficiency)
+		}
+		fmt.Fprintf(b, "| %s | %.2f | %.2f %% | %s | %s | %s |\n", h.Host, h.TpmC, h.Efficiency, we, delay, v)
 	}
 	b.WriteString("\n")
 }
