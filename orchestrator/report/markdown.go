@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -270,6 +272,15 @@ func writeDisks(b *strings.Builder, all []Disk) {
 func writeHosts(b *strings.Builder, hosts []HostRun) {
 	if len(hosts) == 0 {
 		return
+	}
+	profiles := map[string]bool{}
+	for _, h := range hosts {
+		if h.Profile != "" {
+			profiles[h.Profile] = true
+		}
+	}
+	if len(profiles) > 0 {
+		fmt.Fprintf(b, "Load profile: %s.\n\n", strings.Join(slices.Sorted(maps.Keys(profiles)), ", "))
 	}
 	b.WriteString("Each workload host's own result (efficiency against 12.86 tpmC per warehouse it drove; workload efc against 12.86 per active warehouse of the whole run, as `workload run` prints it per host):\n\n| host | tpmC | efficiency | workload efc | start delay ms | verdict |\n|---|---:|---:|---:|---:|---|\n")
 	for _, h := range hosts {

@@ -182,10 +182,12 @@ type HostRun struct {
 	// warehouses of the run (12.86 each), where Efficiency is over the
 	// host's own; null when the host's result does not say how many.
 	WorkloadEfficiency *float64 `json:"workload_efficiency_percent,omitempty"`
-	StartDelayMs       *float64 `json:"start_delay_ms,omitempty"`
-	Pass               bool     `json:"pass"`
-	Failures           []string `json:"failures,omitempty"`
-	Error              string   `json:"error,omitempty"`
+	// Profile is the load profile the host ran (tpcc run --profile).
+	Profile      string   `json:"profile,omitempty"`
+	StartDelayMs *float64 `json:"start_delay_ms,omitempty"`
+	Pass         bool     `json:"pass"`
+	Failures     []string `json:"failures,omitempty"`
+	Error        string   `json:"error,omitempty"`
 }
 
 // Op is one transaction type's latency summary.

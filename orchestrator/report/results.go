@@ -71,7 +71,7 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 		}
 		rd.hosts = append(rd.hosts, hostRun{host: hosts[i], res: hr})
 		h := HostRun{Host: hosts[i], File: path, TpmC: hr.TpmC, Efficiency: hr.Efficiency,
-			StartDelayMs: hr.StartDelayMs, Pass: hr.Pass, Failures: hr.Failures, Error: hr.Error}
+			StartDelayMs: hr.StartDelayMs, Pass: hr.Pass, Failures: hr.Failures, Error: hr.Error, Profile: hr.Profile}
 		if hr.ActiveWarehouses > 0 {
 			// workload run's own per-host efc divides by every active
 			// warehouse of the run (tpcc.go's PostRun), not the host's.
