@@ -220,8 +220,10 @@ func (p *workloadProfile) warm(ctx context.Context, pools []*pgxpool.Pool, perUR
 	for i, pool := range pools {
 		conns[i] = make([]*pgxpool.Conn, perURL)
 		for j := range perURL {
+			// At most 100 goroutines exist at once: a 100k host opens
+			// 200,000 connections.
+			sem <- struct{}{}
 			g.Go(func() error {
-				sem <- struct{}{}
 				defer func() { <-sem }()
 				c, err := pool.Acquire(gctx)
 				if err != nil {
