@@ -19,9 +19,12 @@
 // Generation is deterministic for a seed: warehouse w's tables are drawn
 // from their own PCG streams of (seed, w), so any subset of warehouses can
 // be (re)generated in any order on any host. The NURand C-Load constants
-// (clause 2.1.6) derive from the seed and are stored in benchrig_meta by
-// init, so that a run on another host picks a C-Run whose delta to C-Load
-// is valid (clause 2.1.6.1).
+// (clause 2.1.6) are CockroachDB workload's for the seed (wl_rand.go), so
+// benchrig's data and a `workload://` import of the same seed share them;
+// init stores them in benchrig_meta, and without it a run derives them
+// from the seed. The pipelined profile picks a C-Run whose delta to
+// C-Load is valid (clause 2.1.6.1); the workload profile uses workload's
+// (C-Run = C-Load for C_LAST).
 //
 // # Schema
 //
@@ -41,17 +44,24 @@
 // time to completion (clause 5.3), so waiting for a free connection
 // counts. With --wait=false, --workers goroutines loop over their decks.
 //
-// The five transactions (new_order.go ... stock_level.go) follow clauses
-// 2.4 to 2.8, batched into few round trips with pgx pipelines and cached
-// prepared statements, taking row locks in a fixed order. Serialization
-// failures and deadlocks (40001, 40P01) are retried and counted apart from
-// errors; the 1% New-Order rollback is a completed New-Order. PostgreSQL
-// runs REPEATABLE READ by default, CockroachDB SERIALIZABLE.
+// A load profile (wl_profile.go), chosen once per run, says which SQL the
+// terminals send. The pipelined profile's five transactions
+// (new_order.go ... stock_level.go) follow clauses 2.4 to 2.8, batched
+// into few round trips with pgx pipelines and cached prepared statements,
+// taking row locks in a fixed order. The workload profile (wl_txn.go) sends
+// CockroachDB workload v20.1's statements one round trip each under its
+// savepoint retry protocol, with its connection count, warm-up and linear
+// ramp (docs/fidelity/v20.1.md); it is the default on CockroachDB.
+// Serialization failures and deadlocks (40001, 40P01) are retried and
+// counted apart from errors; the 1% New-Order rollback is a completed
+// New-Order. PostgreSQL runs REPEATABLE READ by default, CockroachDB
+// SERIALIZABLE.
 //
 // Latencies go to package histogram, whose ndjson ticks are those of
 // CockroachDB's --histograms; the single-run efficiency uses 12.86 tpmC per
 // active warehouse of this host (not CockroachDB's newer partitionFactor
 // correction: a host driving 5 of 27 partitions reports efficiency over its
-// own warehouses, which is what its terminals can produce), and `tpcc merge`
-// uses tpcc-merge-results' 12.605 over the total.
+// own warehouses, which is what its terminals can produce) and, labelled
+// beside it, workload's per-host efc over all active warehouses of the run;
+// `tpcc merge` uses tpcc-merge-results' 12.605 over the total.
 package tpcc

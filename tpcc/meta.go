@@ -65,15 +65,14 @@ func ReadConstants(ctx context.Context, q Querier) (Constants, error) {
 	return m.Load, nil
 }
 
-// constantsStream is the PCG stream the C-Load constants are drawn from;
-// warehouse data uses streams derived from w_id (see streamFor), which
-// never reach this value.
-const constantsStream = 1 << 63
-
 // MetaForSeed builds the metadata a fresh init with this seed stores.
+// C-Load is CockroachDB workload's for the same --seed
+// (WorkloadConstants): benchrig's data and workload's (a `workload://`
+// IMPORT) then have the same C_LAST distribution for a seed, and a run
+// on a database workload loaded knows the C-Load its data was generated
+// with from the seed alone.
 func MetaForSeed(seed uint64, warehouses, partitions int) Meta {
-	return Meta{Seed: seed, Warehouses: warehouses, Partitions: partitions,
-		Load: NewLoadConstants(NewRand(seed, constantsStream))}
+	return Meta{Seed: seed, Warehouses: warehouses, Partitions: partitions, Load: WorkloadConstants(seed)}
 }
 
 // DefaultDataSeed is workload's default --seed, the seed of its data

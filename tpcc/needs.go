@@ -40,7 +40,9 @@ func RunNeeds(cfg RunConfig) (HostNeeds, error) {
 	if err != nil {
 		return HostNeeds{}, err
 	}
-	workers, conns, err := cfg.sizing(terminals, parts)
+	// Without a connection the dialect is unknown: an unset profile is
+	// taken as PostgreSQL's default; callers for CockroachDB pass theirs.
+	workers, conns, err := cfg.sizing(terminals, parts, newProfile(cfg.Profile, Postgres, &cfg, parts))
 	if err != nil {
 		return HostNeeds{}, err
 	}

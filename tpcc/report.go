@@ -106,6 +106,13 @@ func formatFinal(res *RunResult) string {
 	fmt.Fprintf(&b, "\n%s\n", tpmcHeader)
 	fmt.Fprintf(&b, "%7.1fs %10.1f %5.1f%% %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f\n",
 		el.Seconds(), res.TpmC, res.Efficiency, mean(no), ms(no, 50), ms(no, 90), ms(no, 95), ms(no, 99), ms(no, 100))
+	if res.Profile != "" {
+		// The efc above is over this host's active warehouses; workload
+		// prints its per-host efc over all of the run's, which is what a
+		// recipe's per-host lines show.
+		fmt.Fprintf(&b, "Profile %s, %d connections; efc %.1f%% over this host's %d active warehouses (benchrig), %.1f%% over all %d of the run (workload's per-host efc)\n",
+			res.Profile, res.Connections, res.Efficiency, res.Result.Warehouses, res.WorkloadEfficiency, res.AllActive)
+	}
 	return b.String()
 }
 

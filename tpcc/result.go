@@ -81,6 +81,15 @@ type Result struct {
 	// Series is a merge's tpmC per second of the run, all hosts' New-Order
 	// ticks binned by the second they end in.
 	Series []SeriesPoint `json:"tpmc_series,omitempty"`
+
+	// Profile is the load profile that ran: workload or pipelined (run
+	// only). Connections is how many this host opened.
+	// WorkloadEfficiency is CockroachDB workload's per-host efc: 100 ×
+	// TpmC / (12.86 × ActiveWarehouses of the whole run), where
+	// Efficiency divides by this host's own.
+	Profile            string   `json:"profile,omitempty"`
+	Connections        int      `json:"connections,omitempty"`
+	WorkloadEfficiency *float64 `json:"workload_efficiency_percent,omitempty"`
 }
 
 // Txn is one transaction type's figures. Latencies are milliseconds.
@@ -200,6 +209,10 @@ func NewResult(cfg RunConfig, res *RunResult, runErr error) *Result {
 	var ae *AuditError
 	if runErr != nil && !errors.As(runErr, &ae) {
 		r.Pass, r.Error = false, runErr.Error()
+	}
+	if res.Profile != "" { // the load profile (wl_profile.go)
+		we := res.WorkloadEfficiency
+		r.Profile, r.Connections, r.WorkloadEfficiency = string(res.Profile), res.Connections, &we
 	}
 	return r
 }

@@ -69,6 +69,13 @@ type RunConfig struct {
 	HistogramsMaxLatency   time.Duration     // --histograms-max-latency (0: 100s)
 	limit                  *opLimiter
 
+	// Profile is the load profile (wl_profile.go; "": the dialect's
+	// default, workload's on CockroachDB, pipelined on PostgreSQL) and
+	// SavepointRetryLimit the workload profile's retries per transaction
+	// before it gives up (0: never, as workload).
+	Profile             Profile
+	SavepointRetryLimit int
+
 	Out io.Writer // progress and final report (nil: discard)
 	Now func() time.Time
 
@@ -94,14 +101,21 @@ type RunResult struct {
 	Elapsed    time.Duration
 	TpmC       float64
 	Efficiency float64 // % of 12.86 × this host's active warehouses
-	Counts     [numTxnTypes]int64
-	Errors     [numTxnTypes]int64
-	Retries    [numTxnTypes]int64 // retried 40001/40P01 aborts
-	GaveUp     [numTxnTypes]int64 // transactions whose retry budget ran out (also in Errors)
-	Isolation  pgx.TxIsoLevel
-	StartDelay time.Duration // how late the run started after StartAt (0 without it)
-	Audit      []AuditResult
-	Result     *histogram.Result // cumulative histograms
+	// WorkloadEfficiency is workload's per-host efc: % of 12.86 × the
+	// active warehouses of the whole run (all hosts).
+	WorkloadEfficiency float64
+	Profile            Profile // the load profile that ran
+	Connections        int     // connections this host opened
+	AllActive          int     // active warehouses of the whole run (WorkloadEfficiency's)
+	CLoad              Constants
+	Counts             [numTxnTypes]int64
+	Errors             [numTxnTypes]int64
+	Retries            [numTxnTypes]int64 // retried 40001/40P01 aborts
+	GaveUp             [numTxnTypes]int64 // transactions whose retry budget ran out (also in Errors)
+	Isolation          pgx.TxIsoLevel
+	StartDelay         time.Duration // how late the run started after StartAt (0 without it)
+	Audit              []AuditResult
+	Result             *histogram.Result // cumulative histograms
 }
 
 // AuditError is returned when an audit check or the efficiency fails.
@@ -214,6 +228,12 @@ func (cfg *RunConfig) defaults() error {
 	if cfg.Seed == 0 {
 		cfg.Seed = uint64(cfg.Now().UnixNano())
 	}
+	if _, err := ParseProfile(string(cfg.Profile)); err != nil {
+		return fmt.Errorf("tpcc run: --profile: %w", err)
+	}
+	if cfg.SavepointRetryLimit < 0 {
+		return fmt.Errorf("tpcc run: --savepoint-retry-limit must be >= 0, got %d", cfg.SavepointRetryLimit)
+	}
 	if cfg.MaxRate < 0 {
 		return fmt.Errorf("tpcc run: --max-rate must be >= 0, got %v", cfg.MaxRate)
 	}
@@ -245,7 +265,7 @@ const WaitTerminalsPerConn = 40
 
 // sizing returns the executors (terminals or no-wait workers) and the
 // connections of a run with terminals spec terminals on this host.
-func (cfg *RunConfig) sizing(terminals int, parts Partitions) (workers, conns int, err error) {
+func (cfg *RunConfig) sizing(terminals int, parts Partitions, prof loadProfile) (workers, conns int, err error) {
 	noWait := cfg.Wait == 0
 	if !noWait && cfg.Workers != 0 && cfg.Workers != terminals {
 		// Paced terminals are the spec's 10 per warehouse; a different
@@ -263,11 +283,7 @@ func (cfg *RunConfig) sizing(terminals int, parts Partitions) (workers, conns in
 	}
 	conns = cfg.Conns
 	if conns == 0 {
-		if noWait {
-			conns = workers
-		} else {
-			conns = (workers + WaitTerminalsPerConn - 1) / WaitTerminalsPerConn
-		}
+		conns = prof.conns(cfg, workers)
 	}
 	return workers, conns, nil
 }
@@ -302,7 +318,11 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 	activeHere := len(pl.homes) / 10
 	noWait := cfg.Wait == 0
-	workers, conns, err := cfg.sizing(len(pl.homes), parts)
+	prof, err := cfg.loadProfile(ctx, parts)
+	if err != nil {
+		return nil, err
+	}
+	workers, conns, err := cfg.sizing(len(pl.homes), parts, prof)
 	if err != nil {
 		return nil, err
 	}
@@ -363,8 +383,12 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	rw := pgx.TxOptions{IsoLevel: iso}
 	ro := pgx.TxOptions{IsoLevel: iso, AccessMode: pgx.ReadOnly}
 	seedRand := NewRand(cfg.Seed, 0)
-	runC := NewRunConstants(seedRand, load)
-	fmt.Fprintf(out, "Dialect %s, isolation %s, C-Load %s, C-Run %s\n", dialect, iso, load, runC)
+	runC := prof.runConstants(seedRand, meta)
+	fmt.Fprintf(out, "Profile %s, dialect %s, isolation %s, C-Load %s, C-Run %s\n", prof.name(), dialect, iso, load, runC)
+	out.Flush()
+	if err := prof.warm(ctx, pools, perURL, dialect); err != nil {
+		return nil, fmt.Errorf("tpcc run: %w", err)
+	}
 
 	var cnt atomic.Pointer[counters]
 	cnt.Store(newCounters(cfg.Warehouses))
@@ -444,7 +468,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
 	}
 	stop := make(chan struct{})
-	ex := &executors{cfg: &cfg, pl: pl, pools: pools, g: g, ctx: gctx, newWorker: newW, account: account}
+	ex := &executors{cfg: &cfg, pl: pl, pools: pools, g: g, ctx: gctx, newWorker: newW, account: account, prof: prof}
 	if noWait {
 		fmt.Fprintf(out, "Initializing %d workers (no wait) for %d warehouses...\n", workers, activeHere)
 		ex.startNoWait(workers)
@@ -500,6 +524,7 @@ loop:
 			phase = PhaseRamp
 		}
 		ts := tb.build(now, now.Sub(measureStart), phase, ivs, loadTickCounts(cnt.Load()))
+		ts.Terminals = ex.joined.Load()
 		rep.progress(ts)
 		if cfg.Ticks != nil {
 			if err := cfg.Ticks.Write(ts); err != nil {
@@ -562,11 +587,15 @@ loop:
 	c := cnt.Load()
 	if cfg.Ticks != nil {
 		ts := tb.build(now, now.Sub(measureStart), PhaseFinal, final, loadTickCounts(c))
+		ts.Terminals = ex.joined.Load()
 		if err := cfg.Ticks.Write(ts); err != nil && loopErr == nil {
 			loopErr = fmt.Errorf("tpcc run: --ticks: %w", err)
 		}
 	}
 	res := newRunResult(final, c, now.Sub(measureStart), activeHere)
+	res.Profile, res.Connections, res.CLoad = prof.name(), perURL*len(cfg.URLs), load
+	res.AllActive = cfg.ActiveWarehouses
+	res.WorkloadEfficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * float64(cfg.ActiveWarehouses))
 	res.StartDelay = startDelay
 	res.Isolation = iso
 	res.Audit = audit(c, res, loaded, cfg.Wait)
@@ -750,6 +779,8 @@ type executors struct {
 	ctx       context.Context // canceled at the end of the run
 	newWorker func(stream uint64) *worker
 	account   func(t TxnType, latency time.Duration, retries int, err error)
+	prof      loadProfile
+	joined    atomic.Int64 // terminals or workers that have started: the ramp's progress
 }
 
 // startNoWait starts n workers, each looping over its deck without
@@ -760,12 +791,23 @@ func (e *executors) startNoWait(n int) {
 		idx := noWaitHome(k, nW)
 		home, u := e.pl.homes[idx], e.pl.pool[idx]
 		w := e.newWorker(uint64(k) + 1)
+		delay := e.prof.noWaitStart(k, n, e.cfg.Ramp)
 		e.g.Go(func() error {
+			if delay > 0 {
+				t := time.NewTimer(delay)
+				select {
+				case <-t.C:
+				case <-e.ctx.Done():
+					t.Stop()
+					return nil
+				}
+			}
+			e.joined.Add(1)
 			deck := e.cfg.newDeck()
 			for e.cfg.limit.take(e.ctx) {
 				t := deck.Next(w.rng)
 				begin := time.Now()
-				retries, err := w.exec(e.ctx, pgxPool{e.pools[u]}, t, home)
+				retries, err := e.prof.exec(e.ctx, w, pgxPool{e.pools[u]}, t, home)
 				if err != nil {
 					err = fmt.Errorf("%s: %w", redact.URL(e.cfg.URLs[u]), err)
 				}
@@ -784,9 +826,9 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 		t := &terms[i]
 		t.home, t.url, t.deck = e.pl.homes[i], e.pl.pool[i], e.cfg.newDeck()
 		t.next = t.deck.Next(r)
-		// Terminals start spread over their first keying time, not all
-		// at once.
-		t.due = int64(r.Float64() * float64(KeyingTime(t.next, e.cfg.Wait)))
+		// When a terminal first submits is the profile's: spread over
+		// its first keying time, or workload's linear ramp.
+		t.due = e.prof.firstDue(r, i, len(terms), t.next, e.cfg)
 	}
 	sched := newScheduler(start, terms, len(e.pools))
 	e.g.Go(func() error { sched.run(stop); return nil })
@@ -800,12 +842,16 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 						return nil
 					}
 					t := &terms[i]
+					if !t.started {
+						t.started = true // owned by this executor until put back
+						e.joined.Add(1)
+					}
 					due := sched.epoch.Add(time.Duration(t.due))
 					if !e.cfg.limit.take(e.ctx) { // --max-rate, --max-ops
 						sched.put(i)
 						return nil
 					}
-					retries, err := w.exec(e.ctx, pgxPool{e.pools[u]}, t.next, t.home)
+					retries, err := e.prof.exec(e.ctx, w, pgxPool{e.pools[u]}, t.next, t.home)
 					done := time.Now()
 					if err != nil {
 						err = fmt.Errorf("%s: %w", redact.URL(e.cfg.URLs[u]), err)

@@ -15,6 +15,9 @@ type terminal struct {
 	deck Deck
 	next TxnType
 	url  uint16 // index of the connection pool serving this terminal
+	// started is set when the terminal first submits (the ramp's
+	// progress, TickStats.Terminals); only its executor touches it.
+	started bool
 }
 
 // scheduler holds the waiting terminals in a min-heap keyed by due time

@@ -45,6 +45,10 @@ type TickStats struct {
 	// false when no New-Order operation is recorded (a custom mix).
 	HasTpmC       bool
 	TpmC, TpmCCum float64
+
+	// Terminals is how many terminals (no-wait workers) have started so
+	// far: during a ramp it shows them joining.
+	Terminals int64
 }
 
 // TxnTick is one transaction type's figures for a tick. Cumulative
@@ -208,6 +212,8 @@ type tpmcLine struct {
 	Phase    TickPhase `json:"phase"`
 	TpmC     float64   `json:"tpmc"`
 	TpmCCum  float64   `json:"tpmc_cum"`
+	// Terminals: TickStats.Terminals (omitted when 0).
+	Terminals int64 `json:"terminals,omitempty"`
 }
 
 // Write writes one tick's rows and flushes them.
@@ -237,7 +243,7 @@ func (tw *TickWriter) writeJSON(ts TickStats) error {
 	}
 	if ts.HasTpmC {
 		return enc.Encode(tpmcLine{Schema: TicksSchema, Kind: "tpmc", Time: ts.Now.UTC(), ElapsedS: el,
-			Phase: ts.Phase, TpmC: ts.TpmC, TpmCCum: ts.TpmCCum})
+			Phase: ts.Phase, TpmC: ts.TpmC, TpmCCum: ts.TpmCCum, Terminals: ts.Terminals})
 	}
 	return nil
 }

@@ -43,6 +43,8 @@ type tpccRunOptions struct {
 	retryBackoff     time.Duration
 	retryMaxBackoff  time.Duration
 	isolation        string
+	profile          string
+	savepointRetries int
 	workload         workloadRunFlags
 }
 
@@ -100,6 +102,8 @@ significant, or when a spec-paced run's efficiency is below 85%.`,
 			&cli.DurationFlag{Name: "retry-backoff", Value: tpcc.DefaultBaseBackoff, Usage: "upper bound of the first retry's random backoff; it doubles per retry (full jitter)", Destination: &o.retryBackoff},
 			&cli.DurationFlag{Name: "retry-max-backoff", Value: tpcc.DefaultMaxBackoff, Usage: "cap on a retry's backoff", Destination: &o.retryMaxBackoff},
 			&cli.StringFlag{Name: "isolation", Usage: "read-committed, repeatable-read or serializable (default: repeatable-read on PostgreSQL, serializable on CockroachDB)", Destination: &o.isolation},
+			&cli.StringFlag{Name: "profile", Usage: "load profile: workload (CockroachDB workload v20.1's statements and round trips, SAVEPOINT cockroach_restart retries, 2 connections per active warehouse of the run, linear --ramp) or pipelined (benchrig's batched transactions) (default: workload on CockroachDB, pipelined on PostgreSQL)", Destination: &o.profile},
+			&cli.IntFlag{Name: "savepoint-retry-limit", Usage: "workload profile: give a transaction up after this many savepoint retries (0: never, as workload)", Destination: &o.savepointRetries},
 		}, o.workload.flags()...),
 		Action: func(c *cli.Context) error {
 			o.urls = c.Args().Slice()
@@ -127,6 +131,10 @@ func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 	if err != nil {
 		return withExit(exitUsage, err)
 	}
+	profile, err := tpcc.ParseProfile(o.profile)
+	if err != nil {
+		return withExit(exitUsage, fmt.Errorf("--profile: %w", err))
+	}
 	strategy, err := tpcc.ParsePartitionStrategy(o.strategy)
 	if err != nil {
 		return withExit(exitUsage, fmt.Errorf("--partition-strategy: %w", err))
@@ -141,8 +149,9 @@ func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 		Partitions: o.partitions, Affinity: o.affinity, Ramp: o.ramp, Duration: o.duration,
 		Wait: wait, Workers: o.workers, Conns: o.conns, DisplayEvery: o.displayEvery,
 		TolerateErrors: o.tolerateErrors, NoVerdict: o.noVerdict, Seed: o.runSeed, Isolation: iso,
-		Retry: tpcc.RetryPolicy{Retries: o.maxRetries, Budget: o.retryBudget, BaseBackoff: o.retryBackoff, MaxBackoff: o.retryMaxBackoff},
-		Out:   stdout,
+		Retry:   tpcc.RetryPolicy{Retries: o.maxRetries, Budget: o.retryBudget, BaseBackoff: o.retryBackoff, MaxBackoff: o.retryMaxBackoff},
+		Out:     stdout,
+		Profile: profile, SavepointRetryLimit: o.savepointRetries,
 	}
 	if err := o.workload.apply(&cfg); err != nil {
 		return err

@@ -89,3 +89,13 @@ func TestTpccRunTicksFlag(t *testing.T) {
 		t.Errorf("--ticks t.json was created: %v", err)
 	}
 }
+
+// TestTpccRunProfileFlag: an unknown --profile is a usage error naming
+// the profiles, before any connection is tried.
+func TestTpccRunProfileFlag(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"benchrig", "tpcc", "run", "--profile", "fast", "postgres://127.0.0.1:1/x"}, &out, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), "want workload or pipelined") {
+		t.Errorf("--profile fast: exit %d, %q; want %d naming the profiles", code, errOut.String(), exitUsage)
+	}
+}

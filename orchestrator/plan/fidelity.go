@@ -40,6 +40,13 @@ func (n *Plan) normalizeFidelity() {
 	if t.Driver == "" {
 		t.Driver = DriverBenchrig
 	}
+	if t.Profile == "" && t.Driver == DriverBenchrig {
+		// workload's load where the published results come from.
+		t.Profile = string(tpcc.ProfilePipelined)
+		if n.Flavor == Cockroach {
+			t.Profile = string(tpcc.ProfileWorkload)
+		}
+	}
 	if t.Import.Method == "" {
 		t.Import.Method = ImportCopy
 		if n.Flavor == Cockroach {
@@ -113,6 +120,13 @@ func validateFidelity(ps *problems, p *Plan) {
 		checkBinary(ps, p, b, "binaries.workload", false)
 		if b.Path != "" && b.SHA256 == "" {
 			ps.at(p.nodeOr(b), "binaries.workload: give sha256, so every host can verify the binary it runs")
+		}
+	}
+	if t.Profile != "" {
+		if _, err := tpcc.ParseProfile(t.Profile); err != nil {
+			ps.at(p.node(&t.Profile), "tpcc.profile: %v", err)
+		} else if t.Driver == DriverWorkload {
+			ps.at(p.node(&t.Profile), "tpcc.profile: the embedded driver's load profile; driver: workload runs workload itself")
 		}
 	}
 	switch t.Import.Method {

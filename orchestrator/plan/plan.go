@@ -222,7 +222,12 @@ type TPCC struct {
 	// or workload (the recipes' own commands, run by the cluster's own
 	// binary as `cockroach workload`, or by binaries.workload if given).
 	Driver string `yaml:"driver"`
-	Import Import `yaml:"import"`
+	// Profile is the embedded driver's load profile (`tpcc run
+	// --profile`): workload (CockroachDB workload's statements, retries,
+	// connections and ramp; the cockroach default) or pipelined
+	// (benchrig's batched transactions; the postgres default).
+	Profile string `yaml:"profile"`
+	Import  Import `yaml:"import"`
 	// PartitionStrategy (replication, leases) and Zones are workload's
 	// --partition-strategy and --zones.
 	PartitionStrategy string   `yaml:"partition_strategy"`

@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -274,7 +276,16 @@ func writeHosts(b *strings.Builder, hosts []HostRun) {
 	if len(hosts) == 0 {
 		return
 	}
-	b.WriteString("Each workload host's own result (efficiency against 12.86 tpmC per warehouse it drove, as `workload run` computes it):\n\n| host | tpmC | efficiency | start delay ms | verdict |\n|---|---:|---:|---:|---|\n")
+	profiles := map[string]bool{}
+	for _, h := range hosts {
+		if h.Profile != "" {
+			profiles[h.Profile] = true
+		}
+	}
+	if len(profiles) > 0 {
+		fmt.Fprintf(b, "Load profile: %s.\n\n", strings.Join(slices.Sorted(maps.Keys(profiles)), ", "))
+	}
+	b.WriteString("Each workload host's own result (efficiency against 12.86 tpmC per warehouse it drove; workload efc against 12.86 per active warehouse of the whole run, as `workload run` prints it per host):\n\n| host | tpmC | efficiency | workload efc | start delay ms | verdict |\n|---|---:|---:|---:|---:|---|\n")
 	for _, h := range hosts {
 		delay := "-"
 		if h.StartDelayMs != nil {
@@ -287,7 +298,11 @@ func writeHosts(b *strings.Builder, hosts []HostRun) {
 		case !h.Pass:
 			v = "FAIL: " + strings.Join(h.Failures, "; ")
 		}
-		fmt.Fprintf(b, "| %s | %.2f | %.2f %% | %s | %s |\n", Escape(h.Host), h.TpmC, h.Efficiency, delay, Escape(v))
+		we := "-"
+		if h.WorkloadEfficiency != nil {
+			we = fmt.Sprintf("%.2f %%", *h.WorkloadEfficiency)
+		}
+		fmt.Fprintf(b, "| %s | %.2f | %.2f %% | %s | %s | %s |\n", Escape(h.Host), h.TpmC, h.Efficiency, we, delay, Escape(v))
 	}
 	b.WriteString("\n")
 }

@@ -174,10 +174,16 @@ type Result struct {
 // efficiency (12.86 × its active warehouses), its start delay after
 // --start-at, and whether its audit passed.
 type HostRun struct {
-	Host         string   `json:"host"`
-	File         string   `json:"file"`
-	TpmC         float64  `json:"tpmc"`
-	Efficiency   float64  `json:"efficiency_percent"`
+	Host       string  `json:"host"`
+	File       string  `json:"file"`
+	TpmC       float64 `json:"tpmc"`
+	Efficiency float64 `json:"efficiency_percent"`
+	// WorkloadEfficiency is workload's per-host efc: over all active
+	// warehouses of the run (12.86 each), where Efficiency is over the
+	// host's own; null when the host's result does not say how many.
+	WorkloadEfficiency *float64 `json:"workload_efficiency_percent,omitempty"`
+	// Profile is the load profile the host ran (tpcc run --profile).
+	Profile      string   `json:"profile,omitempty"`
 	StartDelayMs *float64 `json:"start_delay_ms,omitempty"`
 	Pass         bool     `json:"pass"`
 	Failures     []string `json:"failures,omitempty"`

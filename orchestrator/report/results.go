@@ -14,6 +14,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
 // This file reads the drivers' result files (benchrig.result/v1) of a
@@ -70,7 +71,13 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 		}
 		rd.hosts = append(rd.hosts, hostRun{host: hosts[i], res: hr})
 		h := HostRun{Host: hosts[i], File: path, TpmC: hr.TpmC, Efficiency: hr.Efficiency,
-			StartDelayMs: hr.StartDelayMs, Pass: hr.Pass, Failures: hr.Failures, Error: hr.Error}
+			StartDelayMs: hr.StartDelayMs, Pass: hr.Pass, Failures: hr.Failures, Error: hr.Error, Profile: hr.Profile}
+		if hr.ActiveWarehouses > 0 {
+			// workload run's own per-host efc divides by every active
+			// warehouse of the run (tpcc.go's PostRun), not the host's.
+			we := 100 * hr.TpmC / (histogram.SpecWarehouseFactor * float64(hr.ActiveWarehouses))
+			h.WorkloadEfficiency = &we
+		}
 		rd.res.Hosts = append(rd.res.Hosts, h)
 	}
 	return rd

@@ -19,15 +19,16 @@ const conformanceHeader = "| # | behaviour | workload (release-20.1) | benchrig 
 
 var (
 	fullCommit   = regexp.MustCompile("^\\| `([0-9a-f]{40})` \\|")
-	sourceCite   = regexp.MustCompile("`(pkg/[^`]+\\.go):([0-9]+)` @ ([0-9a-f]{10,40})")
+	sourceCite   = regexp.MustCompile("`((?:pkg|crdb)/[^`]+\\.go):([0-9]+)(?:-[0-9]+)?` @ ([0-9a-f]{10,40})")
 	benchrigCite = regexp.MustCompile("`([a-z][^`]*\\.go):([0-9]+)`")
-	testCite     = regexp.MustCompile("`(Test[A-Za-z0-9_]+)`")
+	testCite     = regexp.MustCompile("`(Test[A-Za-z0-9_]+)(?:/[^`]*)?`")
 	testFunc     = regexp.MustCompile(`(?m)^func (Test[A-Za-z0-9_]+)\(`)
 )
 
 // TestConformanceTable checks the form of docs/fidelity/v20.1.md's
 // conformance tables: at least 40 rows; each cites the release's source
-// as pkg/...go:LINE at a commit the Sources table lists in full, a
+// as pkg/...go:LINE (or cockroach-go's crdb/...go:LINE, which workload's
+// retries run through) at a commit the Sources table lists in full, a
 // benchrig file:line that exists, and tests that exist in the repository.
 // It does not judge the facts: the tests each row names do.
 func TestConformanceTable(t *testing.T) {

@@ -79,7 +79,7 @@ func (w tpccWorkload) runNeeds() map[string][]hostConns {
 // run` on host h in round rd (tpcc.ulimit and extra_flags aside).
 func runConfig(p *plan.Plan, h plan.Host, rd plan.Round, urls []string) tpcc.RunConfig {
 	cfg := tpcc.RunConfig{URLs: urls, Warehouses: p.TPCC.Warehouses, ActiveWarehouses: rd.ActiveWarehouses(p),
-		Partitions: p.TPCC.Partitions, Workers: rd.Workers(p), Conns: p.TPCC.Conns, Wait: 1}
+		Partitions: p.TPCC.Partitions, Workers: rd.Workers(p), Conns: p.TPCC.Conns, Wait: 1, Profile: tpcc.Profile(p.TPCC.Profile)}
 	if p.TPCC.Search != nil {
 		cfg.ActiveWarehouses = p.TPCC.Warehouses
 	}

@@ -191,6 +191,9 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		} else if crdb {
 			args = append(args, cf.versionFlags()...)
 		}
+		if !workload && p.TPCC.Profile != "" {
+			args = append(args, "--profile", p.TPCC.Profile) // the load profile, named in the dry-run
+		}
 		if p.TPCC.Partitions > 0 {
 			args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
 			if crdb {

@@ -1,0 +1,48 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestProfileDefaults: the embedded driver's load profile defaults by
+// flavor (workload's on cockroach, pipelined on postgres), an explicit
+// one is kept, and driver: workload has none.
+func TestProfileDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		flavor string
+		edits  []string
+		want   string
+	}{
+		{Cockroach, nil, "workload"},
+		{Postgres, nil, "pipelined"},
+		{Cockroach, []string{"  duration: 1m\n", "  duration: 1m\n  profile: pipelined\n"}, "pipelined"},
+		{Postgres, []string{"  duration: 1m\n", "  duration: 1m\n  profile: workload\n"}, "workload"},
+	} {
+		n := Normalize(decoded(t, planText(tt.flavor, tt.edits...)))
+		if err := Validate(n); err != nil {
+			t.Fatalf("%s %v: %v", tt.flavor, tt.edits, err)
+		}
+		if n.TPCC.Profile != tt.want {
+			t.Errorf("%s %v: profile %q, want %q", tt.flavor, tt.edits, n.TPCC.Profile, tt.want)
+		}
+	}
+}
+
+// TestProfileValidate: an unknown profile, and a profile with driver:
+// workload, are reported at their line.
+func TestProfileValidate(t *testing.T) {
+	for _, tt := range []struct {
+		name, flavor, lines, want string
+	}{
+		{"unknown", Cockroach, "  profile: fast\n", `tpcc.profile: unknown load profile "fast"`},
+		{"with driver workload", Cockroach, "  profile: workload\n  driver: workload\n", "tpcc.profile: the embedded driver's load profile"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParsePlan("/plans/t.yaml", []byte(planText(tt.flavor, "  duration: 1m\n", "  duration: 1m\n"+tt.lines)))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "/plans/t.yaml:") {
+				t.Errorf("got %v, want %q at its line", err, tt.want)
+			}
+		})
+	}
+}

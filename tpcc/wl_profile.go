@@ -1,0 +1,277 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/benchrig/benchrig/internal/redact"
+)
+
+// Profile names a load profile: which SQL the terminals send, how many
+// connections carry it, how a run ramps up and how transactions retry.
+// It is chosen once per run (RunConfig.Profile) and reaches the run as a
+// loadProfile value; the result, report and dry-run name it.
+type Profile string
+
+const (
+	// ProfilePipelined is benchrig's own load: each transaction in as few
+	// round trips as its dependencies allow (New-Order in 2), retries as
+	// a fresh transaction with capped backoff, one connection per 40
+	// terminals, terminals starting over their first keying time. The
+	// default on PostgreSQL.
+	ProfilePipelined Profile = "pipelined"
+	// ProfileWorkload is CockroachDB workload's load (v20.1,
+	// docs/fidelity/v20.1.md): its statements in its order and round
+	// trips (New-Order in 13), retries under SAVEPOINT cockroach_restart
+	// without a limit, 2 connections per active warehouse of the whole
+	// run on every host, warmed before the run, workers starting
+	// linearly over --ramp, and its NURand constants. The default on
+	// CockroachDB.
+	ProfileWorkload Profile = "workload"
+)
+
+// Profiles are the valid --profile values.
+var Profiles = []Profile{ProfileWorkload, ProfilePipelined}
+
+// ParseProfile parses --profile; "" means the dialect's default.
+func ParseProfile(s string) (Profile, error) {
+	if s == "" {
+		return "", nil
+	}
+	for _, p := range Profiles {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("unknown load profile %q (want %s or %s)", s, ProfileWorkload, ProfilePipelined)
+}
+
+// DefaultProfile is a dialect's profile when none is chosen: workload's
+// load on CockroachDB, where the published results come from; benchrig's
+// pipelined load on PostgreSQL.
+func DefaultProfile(d Dialect) Profile {
+	if d == Cockroach {
+		return ProfileWorkload
+	}
+	return ProfilePipelined
+}
+
+// loadProfile is what Run asks of a profile.
+type loadProfile interface {
+	name() Profile
+	// conns is the connection count over all URLs when --conns is not
+	// given, for workers executors on this host.
+	conns(cfg *RunConfig, workers int) int
+	// runConstants is C-Run for a database loaded with m.
+	runConstants(r *Rand, m Meta) Constants
+	// exec runs one transaction of type t for a terminal at home.
+	exec(ctx context.Context, w *worker, db connPool, t TxnType, home warehouseDistrict) (int, error)
+	// firstDue is when paced terminal i (of n, in plan order) first
+	// submits, its first card being first: ns after the run's start.
+	firstDue(r *Rand, i, n int, first TxnType, cfg *RunConfig) int64
+	// noWaitStart is when no-wait worker k of n starts.
+	noWaitStart(k, n int, ramp time.Duration) time.Duration
+	// warm prepares the pools before the run starts.
+	warm(ctx context.Context, pools []*pgxpool.Pool, perURL int, d Dialect) error
+}
+
+// newProfile returns the profile p (which must be valid), for a run on
+// dialect d: "" is the dialect's default.
+func newProfile(p Profile, d Dialect, cfg *RunConfig, parts Partitions) loadProfile {
+	if p == "" {
+		p = DefaultProfile(d)
+	}
+	if p == ProfileWorkload {
+		return &workloadProfile{dialect: d, retryLimit: cfg.SavepointRetryLimit, noRetry: cfg.Retry.None, active: activeWarehouses(parts)}
+	}
+	return pipelinedProfile{}
+}
+
+// activeWarehouses lists the active warehouses of every partition, in
+// partition order (workload's partitioner.totalElems).
+func activeWarehouses(p Partitions) []int32 {
+	var ws []int32
+	for i := range p.Count {
+		lo, hi := p.ActiveRange(i)
+		for w := lo; w <= hi; w++ {
+			ws = append(ws, int32(w))
+		}
+	}
+	return ws
+}
+
+// pipelinedProfile is ProfilePipelined: the driver's transactions in
+// new_order.go, payment.go, ... and its sizing in run.go.
+type pipelinedProfile struct{}
+
+func (pipelinedProfile) name() Profile { return ProfilePipelined }
+
+func (pipelinedProfile) conns(cfg *RunConfig, workers int) int {
+	if cfg.Wait == 0 {
+		return workers
+	}
+	return (workers + WaitTerminalsPerConn - 1) / WaitTerminalsPerConn
+}
+
+func (pipelinedProfile) runConstants(r *Rand, m Meta) Constants { return NewRunConstants(r, m.Load) }
+
+func (pipelinedProfile) exec(ctx context.Context, w *worker, db connPool, t TxnType, home warehouseDistrict) (int, error) {
+	return w.exec(ctx, db, t, home)
+}
+
+// firstDue spreads the terminals over their first keying time, so they
+// do not all submit at once; the ramp only delays measuring.
+func (pipelinedProfile) firstDue(r *Rand, _, _ int, first TxnType, cfg *RunConfig) int64 {
+	return int64(r.Float64() * float64(KeyingTime(first, cfg.Wait)))
+}
+
+func (pipelinedProfile) noWaitStart(int, int, time.Duration) time.Duration { return 0 }
+
+func (pipelinedProfile) warm(context.Context, []*pgxpool.Pool, int, Dialect) error { return nil }
+
+// workloadProfile is ProfileWorkload (wl_txn.go holds its transactions).
+type workloadProfile struct {
+	dialect    Dialect
+	retryLimit int     // give up after this many savepoint retries (0: never, as workload)
+	noRetry    bool    // --txn-retries=false: the first retryable error is final
+	active     []int32 // the run's active warehouses, all partitions
+	// trips is the round trips of the latest transaction of each type,
+	// retries included: what a test compares with workload's count.
+	trips [numTxnTypes]atomic.Int64
+}
+
+func (*workloadProfile) name() Profile { return ProfileWorkload }
+
+// conns is workload's default --conns: 2 per active warehouse of the
+// whole run (not of this host) in wait mode, the workers otherwise
+// (--workers, default 10 per active warehouse, again of the whole run).
+// Every host opens that many, spread over its URLs.
+func (*workloadProfile) conns(cfg *RunConfig, _ int) int {
+	if cfg.Wait == 0 {
+		if cfg.Workers > 0 {
+			return cfg.Workers
+		}
+		return 10 * cfg.ActiveWarehouses
+	}
+	return workloadConnsPerWarehouse * cfg.ActiveWarehouses
+}
+
+// workloadConnsPerWarehouse is workload's numConnsPerWarehouse.
+const workloadConnsPerWarehouse = 2
+
+// runConstants are workload's: C for C_LAST is the data's C-Load (C-Run =
+// C-Load), C for C_ID and OL_I_ID come from the data seed as workload
+// draws them.
+func (*workloadProfile) runConstants(_ *Rand, m Meta) Constants {
+	c := WorkloadConstants(m.Seed)
+	c.CLast = m.Load.CLast
+	return c
+}
+
+// firstDue starts paced terminals as workload starts its workers: worker
+// i of n at i × ramp / n, in workload's worker order (round-robin over
+// the warehouses: every warehouse's first terminal, then every second
+// one, ...), then sleeping its first keying time.
+func (*workloadProfile) firstDue(_ *Rand, i, n int, first TxnType, cfg *RunConfig) int64 {
+	nW := n / 10
+	rank := i
+	if nW > 0 {
+		rank = (i%10)*nW + i/10 // plan order is warehouse-major, 10 terminals each
+	}
+	return int64(rampOffset(rank, n, cfg.Ramp) + KeyingTime(first, cfg.Wait))
+}
+
+func (*workloadProfile) noWaitStart(k, n int, ramp time.Duration) time.Duration {
+	return rampOffset(k, n, ramp)
+}
+
+// rampOffset is workload's start of worker i of n over ramp: i × (ramp /
+// n), the division first, as workload computes it.
+func rampOffset(i, n int, ramp time.Duration) time.Duration {
+	if ramp <= 0 || n <= 0 {
+		return 0
+	}
+	return time.Duration(i) * (ramp / time.Duration(n))
+}
+
+// warm is workload's warm-up: every connection of every pool is opened
+// (at most 100 dials at a time, under the SYN backlog) and held at once
+// so that each is a distinct connection, its fixed statements are
+// prepared on it (workload's --method=prepare prepares them on every
+// connection), and all are released.
+func (p *workloadProfile) warm(ctx context.Context, pools []*pgxpool.Pool, perURL int, d Dialect) error {
+	stmts := wlPrepared(d)
+	sem := make(chan struct{}, 100)
+	var held []*pgxpool.Conn
+	defer func() {
+		for _, c := range held {
+			c.Release()
+		}
+	}()
+	conns := make([][]*pgxpool.Conn, len(pools))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, pool := range pools {
+		conns[i] = make([]*pgxpool.Conn, perURL)
+		for j := range perURL {
+			// At most 100 goroutines exist at once: a 100k host opens
+			// 200,000 connections.
+			sem <- struct{}{}
+			g.Go(func() error {
+				defer func() { <-sem }()
+				c, err := pool.Acquire(gctx)
+				if err != nil {
+					return fmt.Errorf("warm connection %d of URL %d: %w", j+1, i+1, err)
+				}
+				conns[i][j] = c
+				if c.Conn().Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
+					return nil // --method other than prepare: nothing to prepare
+				}
+				for _, s := range stmts {
+					if _, err := c.Conn().Prepare(gctx, s, s); err != nil {
+						return fmt.Errorf("prepare on connection %d of URL %d: %w", j+1, i+1, err)
+					}
+				}
+				return nil
+			})
+		}
+	}
+	err := g.Wait()
+	for _, cs := range conns {
+		for _, c := range cs {
+			if c != nil {
+				held = append(held, c)
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if len(held) != perURL*len(pools) {
+		return errors.New("warm: not every connection was opened")
+	}
+	return nil
+}
+
+// loadProfile resolves cfg.Profile for this run: the dialect is asked
+// first (one connection, closed again) since the default and the SQL
+// depend on it, and the connection count the pools open depends on the
+// profile.
+func (cfg *RunConfig) loadProfile(ctx context.Context, parts Partitions) (loadProfile, error) {
+	conn, err := pgx.Connect(ctx, cfg.URLs[0])
+	if err != nil {
+		return nil, fmt.Errorf("tpcc run: connect %s: %w", redact.URL(cfg.URLs[0]), err)
+	}
+	defer conn.Close(context.Background())
+	d, err := DetectDialect(ctx, conn)
+	if err != nil {
+		return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
+	}
+	return newProfile(cfg.Profile, d, cfg, parts), nil
+}

@@ -1,0 +1,741 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// The workload profile's transactions: CockroachDB workload v20.1's
+// statements, in its order, one round trip each, inside BEGIN, SAVEPOINT
+// cockroach_restart ... RELEASE SAVEPOINT cockroach_restart, COMMIT
+// (docs/fidelity/v20.1.md cites each). Statements with parameters are
+// prepared on every connection at warm-up (workload's --method=prepare);
+// statements workload formats with values inline go as simple queries,
+// as its pgx v3 sends a query without arguments.
+//
+// Where a statement is CockroachDB-only SQL, PostgreSQL gets the nearest
+// statement that parses there, and a golden pins both
+// (testdata/wl_statements.*.golden):
+//   - Payment's `$1:::float` type assertions become `$1::float8` casts;
+//   - New-Order's stock UPDATE has no `ELSE crdb_internal.force_error(..)`
+//     (a CASE without ELSE yields NULL, which s_quantity's NOT NULL
+//     rejects: the same guard);
+//   - Stock-Level's derived table gets the alias PostgreSQL before 16
+//     requires;
+//   - Delivery with no undelivered order in any district sends no
+//     `IN ()` statements (an empty IN list is CockroachDB syntax).
+
+// wlSavepoint is workload's savepoint (cockroach-go's crdb.ExecuteInTx):
+// on CockroachDB, ROLLBACK TO it restarts the transaction keeping its
+// identity and priority, so a retried transaction does not starve.
+const wlSavepoint = "cockroach_restart"
+
+// The fixed statements (prepared at warm-up).
+const (
+	wlNOUpdateDistrict = `UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_tax, d_next_o_id`
+	wlNOSelectWTax     = `SELECT w_tax FROM warehouse WHERE w_id = $1`
+	wlNOSelectCustomer = `SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3`
+	wlNOInsertOrder    = `INSERT INTO "order" (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	wlNOInsertNewOrder = `INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3)`
+
+	wlPayUpdateWarehouse = `UPDATE warehouse SET w_ytd = w_ytd + $1 WHERE w_id = $2 RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip`
+	wlPayUpdateDistrict  = `UPDATE district SET d_ytd = d_ytd + $1 WHERE d_w_id = $2 AND d_id = $3 RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip`
+	wlPaySelectByLast    = `SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first ASC`
+	// wlPayUpdateCustomerCRDB is CockroachDB-only (`:::` type assertions).
+	wlPayUpdateCustomerCRDB = `UPDATE customer SET (c_balance, c_ytd_payment, c_payment_cnt, c_data) = (c_balance - ($1:::float)::decimal, c_ytd_payment + ($1:::float)::decimal, c_payment_cnt + 1, case c_credit when 'BC' then left(c_id::text || c_d_id::text || c_w_id::text || ($5:::int)::text || ($6:::int)::text || ($1:::float)::text || c_data, 500) else c_data end) WHERE c_w_id = $2 AND c_d_id = $3 AND c_id = $4 RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, case c_credit when 'BC' then left(c_data, 200) else '' end`
+	wlPayUpdateCustomerPG   = `UPDATE customer SET (c_balance, c_ytd_payment, c_payment_cnt, c_data) = (c_balance - ($1::float8)::decimal, c_ytd_payment + ($1::float8)::decimal, c_payment_cnt + 1, case c_credit when 'BC' then left(c_id::text || c_d_id::text || c_w_id::text || ($5::int8)::text || ($6::int8)::text || ($1::float8)::text || c_data, 500) else c_data end) WHERE c_w_id = $2 AND c_d_id = $3 AND c_id = $4 RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, case c_credit when 'BC' then left(c_data, 200) else '' end`
+	wlPayInsertHistory      = `INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount, h_date, h_data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+
+	wlOSSelectByID   = `SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3`
+	wlOSSelectByLast = `SELECT c_id, c_balance, c_first, c_middle FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first ASC`
+	wlOSSelectOrder  = `SELECT o_id, o_entry_d, o_carrier_id FROM "order" WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3 ORDER BY o_id DESC LIMIT 1`
+	wlOSSelectItems  = `SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3`
+
+	wlDelSelectNewOrder = `SELECT no_o_id FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 ORDER BY no_o_id ASC LIMIT 1`
+	wlDelSumAmount      = `SELECT sum(ol_amount) FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3`
+
+	wlSLSelectDNextOID = `SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2`
+	// wlSLCountCRDB's derived table has no alias: CockroachDB (and
+	// PostgreSQL 16+) only.
+	wlSLCountCRDB = `SELECT count(*) FROM (SELECT DISTINCT s_i_id FROM order_line JOIN stock ON s_i_id=ol_i_id AND s_w_id=ol_w_id WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id BETWEEN $3 - 20 AND $3 - 1 AND s_quantity < $4)`
+	wlSLCountPG   = wlSLCountCRDB + ` AS recent`
+)
+
+// wlStatements are a dialect's variants of the CockroachDB-only
+// statements.
+type wlStatements struct {
+	payUpdateCustomer, slCount string
+	forceError                 bool // New-Order's stock UPDATE guards its CASE with crdb_internal.force_error
+	emptyIn                    bool // an empty IN () list parses
+}
+
+func wlStatementsFor(d Dialect) wlStatements {
+	if d == Cockroach {
+		return wlStatements{payUpdateCustomer: wlPayUpdateCustomerCRDB, slCount: wlSLCountCRDB, forceError: true, emptyIn: true}
+	}
+	return wlStatements{payUpdateCustomer: wlPayUpdateCustomerPG, slCount: wlSLCountPG}
+}
+
+// wlPrepared are the statements prepared on every connection.
+func wlPrepared(d Dialect) []string {
+	s := wlStatementsFor(d)
+	return []string{
+		wlNOUpdateDistrict, wlNOSelectWTax, wlNOSelectCustomer, wlNOInsertOrder, wlNOInsertNewOrder,
+		wlPayUpdateWarehouse, wlPayUpdateDistrict, wlPaySelectByLast, s.payUpdateCustomer, wlPayInsertHistory,
+		wlOSSelectByID, wlOSSelectByLast, wlOSSelectOrder, wlOSSelectItems,
+		wlDelSelectNewOrder, wlDelSumAmount,
+		wlSLSelectDNextOID, s.slCount,
+	}
+}
+
+// wlTime is how workload passes o_entry_d, h_date and ol_delivery_d:
+// formatted to the second, without a zone.
+const wlTime = "2006-01-02 15:04:05"
+
+// wlTx is one transaction on one connection, counting its round trips.
+type wlTx struct {
+	ctx   context.Context
+	c     *pgx.Conn
+	trips int
+}
+
+// simple sends sql without arguments as a simple query: one round trip.
+func (t *wlTx) simple(sql string) error {
+	t.trips++
+	_, err := t.c.Exec(t.ctx, sql, pgx.QueryExecModeSimpleProtocol)
+	return err
+}
+
+func (t *wlTx) queryRow(sql string, args []any, dest ...any) error {
+	t.trips++
+	return t.c.QueryRow(t.ctx, sql, args...).Scan(dest...)
+}
+
+func (t *wlTx) exec(sql string, args ...any) error {
+	t.trips++
+	_, err := t.c.Exec(t.ctx, sql, args...)
+	return err
+}
+
+// query runs sql and calls each for every row; simple sends it as a
+// simple query (a statement with values inline).
+func (t *wlTx) query(sql string, simple bool, args []any, each func(pgx.Rows) error) error {
+	t.trips++
+	if simple {
+		args = append([]any{pgx.QueryExecModeSimpleProtocol}, args...)
+	}
+	rows, err := t.c.Query(t.ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// wlRetryable is what the profile retries: 40001 (and CockroachDB's old
+// CR000), as cockroach-go's ExecuteInTx; on PostgreSQL also a deadlock
+// (40P01), which CockroachDB never reports and which aborts a PostgreSQL
+// transaction the same way.
+func wlRetryable(d Dialect, err error) bool {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		return false
+	}
+	return pg.Code == "40001" || pg.Code == "CR000" || (d != Cockroach && pg.Code == "40P01")
+}
+
+// wlBegin is the transaction's BEGIN: workload's plain BEGIN on
+// CockroachDB (serializable); on PostgreSQL the run's isolation level,
+// whose default, repeatable read, makes conflicts surface as 40001.
+func (p *workloadProfile) begin(w *worker) string {
+	if p.dialect == Cockroach && (w.rwBegin == "BEGIN" || w.rwBegin == "BEGIN ISOLATION LEVEL serializable") {
+		return "BEGIN"
+	}
+	return w.rwBegin
+}
+
+// inTx runs fn as workload's crdb.ExecuteInTx does: BEGIN, SAVEPOINT
+// cockroach_restart, fn, RELEASE SAVEPOINT cockroach_restart, COMMIT; on
+// a retryable error, ROLLBACK TO SAVEPOINT cockroach_restart and fn again,
+// without a limit unless one was asked for (and without backoff, as
+// workload). Any other error rolls back.
+//
+// PostgreSQL accepts the savepoint statements, but ROLLBACK TO SAVEPOINT
+// after a serialization failure does not give the transaction a new
+// snapshot: under repeatable read or serializable the retried statement
+// fails again, forever (TestWorkloadSavepointRetryOnPostgres shows it).
+// There a retry restarts the transaction instead: ROLLBACK, BEGIN,
+// SAVEPOINT. And because PostgreSQL checks serializability at COMMIT,
+// not at RELEASE, a failed COMMIT is retried too (workload ignores
+// COMMIT's error: on CockroachDB RELEASE has committed).
+func (p *workloadProfile) inTx(ctx context.Context, w *worker, db connPool, typ TxnType, fn func(*wlTx) error) (retries int, err error) {
+	c, release, err := db.acquire(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("acquire connection: %w", err)
+	}
+	defer release()
+	t := &wlTx{ctx: ctx, c: c}
+	defer func() { p.trips[typ].Store(int64(t.trips)) }()
+	begin := p.begin(w)
+	start := time.Now()
+	open := false
+	fail := func(err error) (int, error) {
+		if open {
+			if rerr := t.simple("ROLLBACK"); rerr != nil {
+				_ = c.Close(context.Background()) // state unknown: not back to the pool
+			}
+		}
+		return retries, err
+	}
+	if err := t.simple(begin); err != nil {
+		return fail(err)
+	}
+	open = true
+	if err := t.simple("SAVEPOINT " + wlSavepoint); err != nil {
+		return fail(err)
+	}
+	for {
+		err = fn(t)
+		if err == nil {
+			if err = t.simple("RELEASE SAVEPOINT " + wlSavepoint); err == nil {
+				if err = t.simple("COMMIT"); err == nil {
+					return retries, nil
+				}
+			}
+		}
+		if !wlRetryable(p.dialect, err) || ctx.Err() != nil {
+			return fail(err)
+		}
+		if p.noRetry || (p.retryLimit > 0 && retries >= p.retryLimit) {
+			return fail(&RetriesExhaustedError{Retries: retries, Elapsed: time.Since(start), Err: err})
+		}
+		retries++
+		if p.dialect == Cockroach {
+			if err := t.simple("ROLLBACK TO SAVEPOINT " + wlSavepoint); err != nil {
+				return fail(err)
+			}
+			continue
+		}
+		if err := t.simple("ROLLBACK"); err != nil {
+			return fail(err)
+		}
+		if err := t.simple(begin); err != nil {
+			return fail(err)
+		}
+		if err := t.simple("SAVEPOINT " + wlSavepoint); err != nil {
+			return fail(err)
+		}
+	}
+}
+
+// exec runs one transaction of type t the way workload does.
+func (p *workloadProfile) exec(ctx context.Context, w *worker, db connPool, t TxnType, home warehouseDistrict) (int, error) {
+	switch t {
+	case NewOrderTxn:
+		return p.newOrder(ctx, w, db, home.wID)
+	case PaymentTxn:
+		return p.payment(ctx, w, db, home.wID)
+	case OrderStatusTxn:
+		return p.orderStatus(ctx, w, db, home.wID)
+	case DeliveryTxn:
+		return p.delivery(ctx, w, db, home.wID)
+	case StockLevelTxn:
+		return p.stockLevel(ctx, w, db, home.wID)
+	}
+	return 0, fmt.Errorf("unknown transaction type %d", t)
+}
+
+// randActive is workload's remote warehouse: uniform over all active
+// warehouses of the run (all partitions), drawn again while it is the
+// home warehouse.
+func (p *workloadProfile) randActive(w *worker, home int32) int32 {
+	for {
+		x := p.active[w.rng.Int(0, len(p.active)-1)]
+		if x != home || len(p.active) < 2 {
+			return x
+		}
+	}
+}
+
+// wlLine is a New-Order line as workload draws it.
+type wlLine struct {
+	item, supply, number, quantity int32
+	remote                         bool
+	price                          float64
+	dist                           string
+}
+
+// wlNewOrderInput is New-Order's input (clause 2.4.1 as workload draws
+// it: per transaction a random district, C_ID with its C, 5..15 lines
+// with distinct items sorted by item id, 1% rollback on the last line's
+// item id -1, 1% remote lines from the active warehouses).
+type wlNewOrderInput struct {
+	wID, dID, cID int32
+	rollback      bool
+	allLocal      int
+	lines         []wlLine
+}
+
+func (p *workloadProfile) drawNewOrder(w *worker, wID int32) wlNewOrderInput {
+	r, c := w.rng, w.constants
+	in := wlNewOrderInput{wID: wID, dID: int32(r.Int(1, 10)), cID: int32(r.NURand(aCID, 1, 3000, c.CID)), allLocal: 1}
+	n := r.Int(5, 15)
+	in.rollback = r.Int(0, 99) == 0
+	for i := range n {
+		l := wlLine{number: int32(i + 1), quantity: int32(r.Int(1, 10))}
+		if in.rollback && i == n-1 {
+			l.item = -1
+		} else {
+			for {
+				l.item = int32(r.NURand(workloadItemA, 1, 100000, c.OLIID))
+				if !slices.ContainsFunc(in.lines, func(o wlLine) bool { return o.item == l.item }) {
+					break
+				}
+			}
+		}
+		l.remote = r.Int(0, 99) == 0
+		l.supply = wID
+		if l.remote && len(p.active) > 1 {
+			in.allLocal = 0
+			l.supply = p.randActive(w, wID)
+		}
+		in.lines = append(in.lines, l)
+	}
+	// Sorted as the batch SELECTs return them.
+	slices.SortFunc(in.lines, func(a, b wlLine) int { return int(a.item - b.item) })
+	return in
+}
+
+// wlNewOrderItemSQL is New-Order's item SELECT with the ids inline.
+func wlNewOrderItemSQL(lines []wlLine) string {
+	ids := make([]string, len(lines))
+	for i, l := range lines {
+		ids[i] = strconv.Itoa(int(l.item))
+	}
+	return `SELECT i_price, i_name, i_data FROM item WHERE i_id IN (` + strings.Join(ids, ", ") + `) ORDER BY i_id`
+}
+
+func wlStockKeys(lines []wlLine) []string {
+	keys := make([]string, len(lines))
+	for i, l := range lines {
+		keys[i] = fmt.Sprintf("(%d, %d)", l.item, l.supply)
+	}
+	return keys
+}
+
+// wlNewOrderStockSQL is New-Order's stock SELECT for district dID.
+func wlNewOrderStockSQL(dID int32, lines []wlLine) string {
+	return fmt.Sprintf(`SELECT s_quantity, s_ytd, s_order_cnt, s_remote_cnt, s_data, s_dist_%02d FROM stock WHERE (s_i_id, s_w_id) IN (%s) ORDER BY s_i_id`,
+		dID, strings.Join(wlStockKeys(lines), ", "))
+}
+
+// wlStockUpdate is one stock row's new values.
+type wlStockUpdate struct{ quantity, ytd, orderCnt, remoteCnt int }
+
+// wlNewOrderStockUpdateSQL is New-Order's stock UPDATE: one statement
+// with a CASE per column keyed by (s_i_id, s_w_id).
+func wlNewOrderStockUpdateSQL(s wlStatements, lines []wlLine, ups []wlStockUpdate) string {
+	keys := wlStockKeys(lines)
+	var q, y, o, rc []string
+	for i, u := range ups {
+		q = append(q, fmt.Sprintf("WHEN %s THEN %d", keys[i], u.quantity))
+		y = append(y, fmt.Sprintf("WHEN %s THEN %d", keys[i], u.ytd))
+		o = append(o, fmt.Sprintf("WHEN %s THEN %d", keys[i], u.orderCnt))
+		rc = append(rc, fmt.Sprintf("WHEN %s THEN %d", keys[i], u.remoteCnt))
+	}
+	guard := ""
+	if s.forceError {
+		guard = " ELSE crdb_internal.force_error('', 'unknown case')"
+	}
+	return fmt.Sprintf(`UPDATE stock SET s_quantity = CASE (s_i_id, s_w_id) %s%s END, s_ytd = CASE (s_i_id, s_w_id) %s END, s_order_cnt = CASE (s_i_id, s_w_id) %s END, s_remote_cnt = CASE (s_i_id, s_w_id) %s END WHERE (s_i_id, s_w_id) IN (%s)`,
+		strings.Join(q, " "), guard, strings.Join(y, " "), strings.Join(o, " "), strings.Join(rc, " "), strings.Join(keys, ", "))
+}
+
+// wlNewOrderLinesSQL is New-Order's order_line INSERT with every line's
+// values inline (ol_amount with six decimals, as workload's %f).
+func wlNewOrderLinesSQL(oID, dID, wID int32, lines []wlLine) string {
+	vals := make([]string, len(lines))
+	for i, l := range lines {
+		vals[i] = fmt.Sprintf("(%d,%d,%d,%d,%d,%d,%d,%f,'%s')", oID, dID, wID, l.number, l.item, l.supply, l.quantity,
+			float64(l.quantity)*l.price, l.dist)
+	}
+	return `INSERT INTO order_line(ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES ` + strings.Join(vals, ", ")
+}
+
+// newOrder is workload's New-Order: UPDATE district, SELECT warehouse,
+// SELECT customer, SELECT item, SELECT stock, INSERT order, INSERT
+// new_order, UPDATE stock, INSERT order_line: 9 statements, 13 round
+// trips with BEGIN, SAVEPOINT, RELEASE and COMMIT. A rollback (1%) ends
+// after the item SELECT finds the unused id missing.
+func (p *workloadProfile) newOrder(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
+	in := p.drawNewOrder(w, wID)
+	entry := time.Now().UTC().Format(wlTime)
+	s := wlStatementsFor(p.dialect)
+	retries, err := p.inTx(ctx, w, db, NewOrderTxn, func(t *wlTx) error {
+		var dTax, wTax, cDiscount float64
+		var dNext int32
+		var cLast, cCredit string
+		if err := t.queryRow(wlNOUpdateDistrict, []any{in.wID, in.dID}, &dTax, &dNext); err != nil {
+			return err
+		}
+		oID := dNext - 1
+		if err := t.queryRow(wlNOSelectWTax, []any{in.wID}, &wTax); err != nil {
+			return err
+		}
+		if err := t.queryRow(wlNOSelectCustomer, []any{in.wID, in.dID, in.cID}, &cDiscount, &cLast, &cCredit); err != nil {
+			return err
+		}
+		iData := make([]string, len(in.lines))
+		n := 0
+		if err := t.query(wlNewOrderItemSQL(in.lines), true, nil, func(rows pgx.Rows) error {
+			if n == len(in.lines) {
+				return errors.New("extra item row")
+			}
+			var name string
+			if err := rows.Scan(&in.lines[n].price, &name, &iData[n]); err != nil {
+				return err
+			}
+			n++
+			return nil
+		}); err != nil {
+			return err
+		}
+		if n < len(in.lines) {
+			if in.rollback {
+				return errNewOrderRollback // 2.4.2.3: the unused item is not found
+			}
+			return errors.New("missing item row")
+		}
+		ups := make([]wlStockUpdate, len(in.lines))
+		n = 0
+		if err := t.query(wlNewOrderStockSQL(in.dID, in.lines), true, nil, func(rows pgx.Rows) error {
+			if n == len(in.lines) {
+				return errors.New("extra stock row")
+			}
+			var q, ytd, cnt, rcnt int
+			var sData string
+			if err := rows.Scan(&q, &ytd, &cnt, &rcnt, &sData, &in.lines[n].dist); err != nil {
+				return err
+			}
+			l := in.lines[n]
+			nq := q - int(l.quantity)
+			if q < int(l.quantity)+10 {
+				nq += 91 // 2.4.2.2
+			}
+			if l.remote {
+				rcnt++
+			}
+			ups[n] = wlStockUpdate{quantity: nq, ytd: ytd + int(l.quantity), orderCnt: cnt + 1, remoteCnt: rcnt}
+			n++
+			return nil
+		}); err != nil {
+			return err
+		}
+		if n < len(in.lines) {
+			return errors.New("missing stock row")
+		}
+		if err := t.exec(wlNOInsertOrder, oID, in.dID, in.wID, in.cID, entry, len(in.lines), in.allLocal); err != nil {
+			return err
+		}
+		if err := t.exec(wlNOInsertNewOrder, oID, in.dID, in.wID); err != nil {
+			return err
+		}
+		if err := t.simple(wlNewOrderStockUpdateSQL(s, in.lines, ups)); err != nil {
+			return err
+		}
+		if err := t.simple(wlNewOrderLinesSQL(oID, in.dID, in.wID, in.lines)); err != nil {
+			return err
+		}
+		var total float64
+		for _, l := range in.lines {
+			total += float64(l.quantity) * l.price
+		}
+		w.lastTotal = total * (1 - cDiscount) * (1 + wTax + dTax)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errNewOrderRollback) {
+		return retries, fmt.Errorf("new-order (w %d, d %d, c %d): %w", in.wID, in.dID, in.cID, err)
+	}
+	c := w.counters()
+	c.noLines.Add(int64(len(in.lines)))
+	c.noOLCnt[len(in.lines)].Add(1)
+	if in.rollback {
+		c.noRollbacks.Add(1)
+	}
+	for _, l := range in.lines {
+		if l.supply != in.wID {
+			c.noRemoteLines.Add(1)
+			c.remoteLineW.set(int(l.supply))
+		}
+	}
+	return retries, err
+}
+
+// payment is workload's Payment: UPDATE warehouse, UPDATE district,
+// [SELECT customers by last name], UPDATE customer, INSERT history: 4 or
+// 5 statements, 8 or 9 round trips. As in workload, the by-name SELECT
+// looks in the home warehouse and district even for a remote customer.
+func (p *workloadProfile) payment(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
+	r, c := w.rng, w.constants
+	dID := int32(r.Int(1, 10))
+	amount := float64(r.Int(100, 500000)) / 100
+	date := time.Now().UTC().Format(wlTime)
+	cWID, cDID := wID, dID
+	if r.Int(0, 99) >= 85 {
+		cWID = p.randActive(w, wID)
+		cDID = int32(r.Int(1, 10))
+	}
+	var cLast string
+	var cID int32
+	byName := r.Int(0, 99) < 60
+	if byName {
+		cLast = LastName(r.NURand(aCLast, 0, 999, c.CLast))
+	} else {
+		cID = int32(r.NURand(aCID, 1, 3000, c.CID))
+	}
+	s := wlStatementsFor(p.dialect)
+	retries, err := p.inTx(ctx, w, db, PaymentTxn, func(t *wlTx) error {
+		var wName, dName, x1, x2, x3, x4, x5 string
+		if err := t.queryRow(wlPayUpdateWarehouse, []any{amount, wID}, &wName, &x1, &x2, &x3, &x4, &x5); err != nil {
+			return err
+		}
+		if err := t.queryRow(wlPayUpdateDistrict, []any{amount, wID, dID}, &dName, &x1, &x2, &x3, &x4, &x5); err != nil {
+			return err
+		}
+		id := cID
+		if byName {
+			var ids []int32
+			if err := t.query(wlPaySelectByLast, false, []any{wID, dID, cLast}, func(rows pgx.Rows) error {
+				var x int32
+				if err := rows.Scan(&x); err != nil {
+					return err
+				}
+				ids = append(ids, x)
+				return nil
+			}); err != nil {
+				return fmt.Errorf("select by last name: %w", err)
+			}
+			if len(ids) == 0 {
+				return fmt.Errorf("no customer named %s in w %d d %d", cLast, wID, dID)
+			}
+			id = ids[(len(ids)-1)/2] // 2.5.2.2: the middle row, rounded up
+		}
+		var first, middle, last, st1, st2, city, state, zip, phone, credit, data string
+		var since time.Time
+		var creditLim, discount, balance float64
+		if err := t.queryRow(s.payUpdateCustomer, []any{amount, cWID, cDID, id, dID, wID},
+			&first, &middle, &last, &st1, &st2, &city, &state, &zip, &phone, &since, &credit,
+			&creditLim, &discount, &balance, &data); err != nil {
+			return fmt.Errorf("update customer: %w", err)
+		}
+		return t.exec(wlPayInsertHistory, id, cDID, cWID, dID, wID, amount, date, wName+"    "+dName)
+	})
+	if err != nil {
+		return retries, fmt.Errorf("payment (w %d, d %d): %w", wID, dID, err)
+	}
+	cnt := w.counters()
+	if cWID != wID {
+		cnt.payRemote.Add(1)
+		cnt.remotePayW.set(int(cWID))
+	}
+	if byName {
+		cnt.payByName.Add(1)
+	}
+	return retries, nil
+}
+
+// orderStatus is workload's Order-Status: SELECT customer (by id, or all
+// of a last name), SELECT the latest order, SELECT its lines: 3
+// statements, 7 round trips.
+func (p *workloadProfile) orderStatus(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
+	r, c := w.rng, w.constants
+	dID := int32(r.Int(1, 10))
+	var cLast string
+	var cID int32
+	byName := r.Int(0, 99) < 60
+	if byName {
+		cLast = LastName(r.NURand(aCLast, 0, 999, c.CLast))
+	} else {
+		cID = int32(r.NURand(aCID, 1, 3000, c.CID))
+	}
+	retries, err := p.inTx(ctx, w, db, OrderStatusTxn, func(t *wlTx) error {
+		var balance float64
+		var first, middle, last string
+		id := cID
+		if !byName {
+			if err := t.queryRow(wlOSSelectByID, []any{wID, dID, cID}, &balance, &first, &middle, &last); err != nil {
+				return fmt.Errorf("select customer by id: %w", err)
+			}
+		} else {
+			var ids []int32
+			if err := t.query(wlOSSelectByLast, false, []any{wID, dID, cLast}, func(rows pgx.Rows) error {
+				var x int32
+				if err := rows.Scan(&x, &balance, &first, &middle); err != nil {
+					return err
+				}
+				ids = append(ids, x)
+				return nil
+			}); err != nil {
+				return fmt.Errorf("select customers by last name: %w", err)
+			}
+			if len(ids) == 0 {
+				return fmt.Errorf("no customer named %s in w %d d %d", cLast, wID, dID)
+			}
+			id = ids[(len(ids)-1)/2]
+		}
+		var oID int32
+		var entry time.Time
+		var carrier *int32
+		if err := t.queryRow(wlOSSelectOrder, []any{wID, dID, id}, &oID, &entry, &carrier); err != nil {
+			return fmt.Errorf("select order: %w", err)
+		}
+		return t.query(wlOSSelectItems, false, []any{wID, dID, oID}, func(rows pgx.Rows) error {
+			var item, supply, qty int32
+			var amount float64
+			var delivered *time.Time
+			return rows.Scan(&item, &supply, &qty, &amount, &delivered)
+		})
+	})
+	if err != nil {
+		return retries, fmt.Errorf("order-status (w %d, d %d): %w", wID, dID, err)
+	}
+	if byName {
+		w.counters().osByName.Add(1)
+	}
+	return retries, nil
+}
+
+// wlPair is a (district, value) pair of Delivery, in district order.
+type wlPair struct {
+	d  int32
+	id int32
+}
+
+func wlInTuples(ps []wlPair) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = fmt.Sprintf("(%d, %d)", p.d, p.id)
+	}
+	return strings.Join(s, ", ")
+}
+
+// wlDeliverySQL are Delivery's four batch statements for orders (district,
+// o_id), their customers (district, c_id) and totals per district.
+// (workload joins them from Go maps, in no fixed order; these are in
+// district order, the same set.)
+func wlDeliverySQL(wID, carrier int32, date string, orders, customers []wlPair, totals map[int32]float64) (updOrder, updCustomer, delNewOrder, updLines string) {
+	ot := wlInTuples(orders)
+	updOrder = fmt.Sprintf(`UPDATE "order" SET o_carrier_id = %d WHERE o_w_id = %d AND (o_d_id, o_id) IN (%s) RETURNING o_d_id, o_c_id`, carrier, wID, ot)
+	var cases []string
+	for _, o := range orders {
+		cases = append(cases, fmt.Sprintf("WHEN %d THEN %f", o.d, totals[o.d]))
+	}
+	updCustomer = fmt.Sprintf(`UPDATE customer SET c_delivery_cnt = c_delivery_cnt + 1, c_balance = c_balance + CASE c_d_id %s END WHERE c_w_id = %d AND (c_d_id, c_id) IN (%s)`,
+		strings.Join(cases, " "), wID, wlInTuples(customers))
+	delNewOrder = fmt.Sprintf(`DELETE FROM new_order WHERE no_w_id = %d AND (no_d_id, no_o_id) IN (%s)`, wID, ot)
+	updLines = fmt.Sprintf(`UPDATE order_line SET ol_delivery_d = '%s' WHERE ol_w_id = %d AND (ol_d_id, ol_o_id) IN (%s)`, date, wID, ot)
+	return
+}
+
+// delivery is workload's Delivery: per district SELECT the oldest new
+// order and SELECT its lines' sum, then UPDATE order, UPDATE customer,
+// DELETE new_order, UPDATE order_line for all districts at once: up to
+// 24 statements, 28 round trips.
+func (p *workloadProfile) delivery(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
+	carrier := int32(w.rng.Int(1, 10))
+	date := time.Now().UTC().Format(wlTime)
+	s := wlStatementsFor(p.dialect)
+	var skipped int
+	retries, err := p.inTx(ctx, w, db, DeliveryTxn, func(t *wlTx) error {
+		skipped = 0
+		var orders []wlPair
+		totals := map[int32]float64{}
+		for d := int32(1); d <= 10; d++ {
+			var oID int32
+			if err := t.queryRow(wlDelSelectNewOrder, []any{wID, d}, &oID); err != nil {
+				if errors.Is(err, pgx.ErrNoRows) {
+					skipped++ // 2.7.4.2: no undelivered order, the district is skipped
+					continue
+				}
+				return err
+			}
+			orders = append(orders, wlPair{d, oID})
+			var total *float64
+			if err := t.queryRow(wlDelSumAmount, []any{wID, d, oID}, &total); err != nil {
+				return err
+			}
+			if total != nil {
+				totals[d] = *total
+			}
+		}
+		if len(orders) == 0 && !s.emptyIn {
+			return nil
+		}
+		updOrder, _, delNO, updLines := wlDeliverySQL(wID, carrier, date, orders, nil, totals)
+		var customers []wlPair
+		if err := t.query(updOrder, true, nil, func(rows pgx.Rows) error {
+			var d, cID int32
+			if err := rows.Scan(&d, &cID); err != nil {
+				return err
+			}
+			customers = append(customers, wlPair{d, cID})
+			return nil
+		}); err != nil {
+			return err
+		}
+		if len(customers) != len(orders) {
+			return fmt.Errorf("delivery: %d orders updated, %d expected", len(customers), len(orders))
+		}
+		slices.SortFunc(customers, func(a, b wlPair) int { return int(a.d - b.d) })
+		_, updCust, _, _ := wlDeliverySQL(wID, carrier, date, orders, customers, totals)
+		if err := t.simple(updCust); err != nil {
+			return err
+		}
+		if err := t.simple(delNO); err != nil {
+			return err
+		}
+		return t.simple(updLines)
+	})
+	if err != nil {
+		return retries, fmt.Errorf("delivery (w %d): %w", wID, err)
+	}
+	if skipped > 0 {
+		w.counters().delSkipped.Add(int64(skipped))
+	}
+	return retries, nil
+}
+
+// stockLevel is workload's Stock-Level: SELECT d_next_o_id, then the
+// count of distinct recent items below the threshold: 2 statements, 6
+// round trips, in a random district (workload does not fix a terminal's
+// district).
+func (p *workloadProfile) stockLevel(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
+	threshold := int32(w.rng.Int(10, 20))
+	dID := int32(w.rng.Int(1, 10))
+	s := wlStatementsFor(p.dialect)
+	retries, err := p.inTx(ctx, w, db, StockLevelTxn, func(t *wlTx) error {
+		var next int32
+		if err := t.queryRow(wlSLSelectDNextOID, []any{wID, dID}, &next); err != nil {
+			return err
+		}
+		var n int64
+		return t.queryRow(s.slCount, []any{wID, dID, next, threshold}, &n)
+	})
+	if err != nil {
+		return retries, fmt.Errorf("stock-level (w %d, d %d): %w", wID, dID, err)
+	}
+	return retries, nil
+}
