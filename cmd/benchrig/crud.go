@@ -32,7 +32,7 @@ func crudCommand() *cli.Command {
 	var o crudOptions
 	return &cli.Command{
 		Name:      "crud",
-		Usage:     "the seed's simple CRUD benchmark: N goroutines × M records insert, update, select-one, select-many",
+		Usage:     "a CRUD micro-benchmark (as in the disk-type comparison it comes from): N goroutines × M records: inserts, updates, point and range selects",
 		ArgsUsage: "URL [URL...]",
 		Description: `Runs four phases one after another, each timed wall-clock across all
 goroutines: every goroutine inserts its --records records (id BIGINT, content

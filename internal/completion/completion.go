@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/internal/shellquote"
 )
 
 // table maps every command path (" plan validate") to the words
@@ -67,13 +67,13 @@ func Bash(w io.Writer, app *cli.App) error {
 	var cmdPaths []string
 	for _, p := range paths {
 		if p != "" {
-			cmdPaths = append(cmdPaths, remote.Quote(p))
+			cmdPaths = append(cmdPaths, shellquote.Quote(p))
 		}
 	}
 	fmt.Fprintf(&b, "\t\t%s) path=\"$path $w\" ;;\n", strings.Join(cmdPaths, "|"))
 	b.WriteString("\t\tesac\n\tdone\n\tcase \"$path\" in\n")
 	for _, p := range paths {
-		fmt.Fprintf(&b, "\t%s) subs=%s flags=%s ;;\n", remote.Quote(p), remote.Quote(strings.Join(t[p][0], " ")), remote.Quote(strings.Join(t[p][1], " ")))
+		fmt.Fprintf(&b, "\t%s) subs=%s flags=%s ;;\n", shellquote.Quote(p), shellquote.Quote(strings.Join(t[p][0], " ")), shellquote.Quote(strings.Join(t[p][1], " ")))
 	}
 	b.WriteString("\tesac\n")
 	b.WriteString("\tif [[ $cur == -* ]]; then\n\t\tCOMPREPLY=($(compgen -W \"$flags\" -- \"$cur\"))\n")
