@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,8 +56,17 @@ type Connect struct {
 }
 
 // LoadPlan reads, normalizes and validates a plan file; a problem in it is
-// a *PlanError.
-func LoadPlan(file string) (*plan.Plan, error) { return plan.LoadPlan(file) }
+// a *PlanError. A file that cannot be read at all (missing, a directory,
+// no permission) is a *UsageError: the command line named the wrong
+// thing, the plan itself is not at fault.
+func LoadPlan(file string) (*plan.Plan, error) {
+	p, err := plan.LoadPlan(file)
+	var pe *PlanError
+	if err != nil && !errors.As(err, &pe) {
+		return nil, &UsageError{err}
+	}
+	return p, err
+}
 
 // Show writes a plan's expanded topology.
 func Show(w io.Writer, p *plan.Plan) error { return stages.Show(w, p) }
@@ -67,7 +77,7 @@ func ShowJSON(w io.Writer, p *plan.Plan) error { return stages.ShowJSON(w, p) }
 // Run compiles the plan file and runs it in a new run directory, or with
 // DryRun lists it.
 func Run(ctx context.Context, file string, o Options) error {
-	p, err := plan.LoadPlan(file)
+	p, err := LoadPlan(file)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func LoadTeardownTarget(arg string) (*TeardownTarget, error) {
 		}
 		return &TeardownTarget{Plan: p, RunDir: arg}, nil
 	}
-	p, err := plan.LoadPlan(arg)
+	p, err := LoadPlan(arg)
 	if err != nil {
 		return nil, err
 	}
