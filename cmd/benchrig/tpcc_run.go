@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,7 @@ type tpccRunOptions struct {
 	workers, conns   int
 	histograms       string
 	ticks            string
+	prometheusPort   int
 	result           string
 	tolerateErrors   bool
 	startAt          string
@@ -87,6 +89,7 @@ significant, or when a spec-paced run's efficiency is below 85%.`,
 			&cli.IntFlag{Name: "workers", Usage: "terminals in no-wait mode (default: 10 per active warehouse)", Destination: &o.workers},
 			&cli.IntFlag{Name: "conns", Usage: "connections over all URLs (default: one per 40 terminals, i.e. per 4 active warehouses, in wait mode; --workers with --wait=false)", Destination: &o.conns},
 			&cli.StringFlag{Name: "histograms", Usage: "write per-tick HdrHistograms as ndjson to `FILE` (CockroachDB's format)", Destination: &o.histograms},
+			&cli.IntFlag{Name: "prometheus-port", Usage: "serve live per-transaction counters and latency histograms for Prometheus at http://HOST:`PORT`/metrics (OpenMetrics text) while the run goes; 0: off", Destination: &o.prometheusPort},
 			&cli.StringFlag{Name: "ticks", Usage: "write the periodic lines' figures every --display-every to `FILE` (benchrig.ticks/v1): JSON lines if it ends in .jsonl or .ndjson, CSV if .csv", Destination: &o.ticks},
 			&cli.StringFlag{Name: "result", Usage: "write the result as JSON (benchrig.result/v1) to `FILE` (default: next to --histograms, workload1.histogram.ndjson -> workload1.result.json)", Destination: &o.result},
 			&cli.BoolFlag{Name: "tolerate-errors", Usage: "count transaction errors instead of stopping at the first", Destination: &o.tolerateErrors},
@@ -151,6 +154,12 @@ func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
 		}
 	}
 	out := tpcc.RunOutputs{Ticks: o.ticks, Histograms: o.histograms, Result: o.result}
+	if o.prometheusPort < 0 || o.prometheusPort > 65535 {
+		return withExit(exitUsage, fmt.Errorf("--prometheus-port %d: want 1-65535, or 0 for none", o.prometheusPort))
+	}
+	if o.prometheusPort > 0 {
+		out.Prometheus = net.JoinHostPort("", strconv.Itoa(o.prometheusPort))
+	}
 	if err := out.Validate(); err != nil {
 		return withExit(exitUsage, err)
 	}
