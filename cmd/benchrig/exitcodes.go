@@ -6,9 +6,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchrig/benchrig/crud"
 	"github.com/benchrig/benchrig/orchestrator"
 	"github.com/benchrig/benchrig/orchestrator/gate"
 	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // The exit codes, in one table. Documented in --help and README.md.
@@ -71,7 +73,9 @@ var exitClassifiers = []func(error) (int, bool){
 		var pe *orchestrator.PreflightError
 		var ce *orchestrator.CheckFailedError
 		var ge *gate.FailedError
-		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &ge)
+		var ae *tpcc.AuditError
+		var crudCheck *crud.CheckError
+		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &ge) || errors.As(err, &ae) || errors.As(err, &crudCheck)
 	},
 	// remote: a transport problem on any host outranks command failures
 	// (it says nothing about the command), as pssh's 4 before 5.
