@@ -63,7 +63,8 @@ var exitClassifiers = []func(error) (int, bool){
 	},
 	func(err error) (int, bool) {
 		var ue *orchestrator.UsageError
-		return exitUsage, errors.As(err, &ue)
+		var te *tpcc.UsageError
+		return exitUsage, errors.As(err, &ue) || errors.As(err, &te)
 	},
 	func(err error) (int, bool) {
 		var ce *orchestrator.ConnectError
@@ -75,7 +76,7 @@ var exitClassifiers = []func(error) (int, bool){
 		var ge *gate.FailedError
 		var ae *tpcc.AuditError
 		var crudCheck *crud.CheckError
-		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &ge) || errors.As(err, &ae) || errors.As(err, &crudCheck)
+		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &ge) || errors.As(err, &ae) || errors.As(err, &crudCheck) || tpcc.IsViolation(err)
 	},
 	// remote: a transport problem on any host outranks command failures
 	// (it says nothing about the command), as pssh's 4 before 5.
