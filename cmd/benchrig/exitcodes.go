@@ -11,6 +11,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/gate"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
 // The exit codes, in one table. Documented in --help and README.md.
@@ -76,7 +77,8 @@ var exitClassifiers = []func(error) (int, bool){
 		var ge *gate.FailedError
 		var ae *tpcc.AuditError
 		var crudCheck *crud.CheckError
-		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &ge) || errors.As(err, &ae) || errors.As(err, &crudCheck) || tpcc.IsViolation(err)
+		var mergeCheck *histogram.CheckError
+		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &ge) || errors.As(err, &ae) || errors.As(err, &crudCheck) || errors.As(err, &mergeCheck) || tpcc.IsViolation(err)
 	},
 	// remote: a transport problem on any host outranks command failures
 	// (it says nothing about the command), as pssh's 4 before 5.
