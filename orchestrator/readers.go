@@ -12,6 +12,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/compare"
 	"github.com/benchrig/benchrig/orchestrator/gate"
 	"github.com/benchrig/benchrig/orchestrator/hostmetrics"
+	"github.com/benchrig/benchrig/orchestrator/openmetrics"
 )
 
 // CompareArgs are `benchrig compare`'s: the runs (the first is the
@@ -184,6 +185,30 @@ func HostStat(ctx context.Context, w io.Writer, a HostStatArgs) error {
 	err := (&hostmetrics.Sampler{Host: a.Host}).Run(sctx, a.Interval, w)
 	if err == nil && ctx.Err() != nil {
 		return nil // stopped by a signal: the samples are complete
+	}
+	return err
+}
+
+// Export writes a run's final result in the OpenMetrics text format to w,
+// or to the file out when it is not "".
+func Export(w io.Writer, dir, format, out string) error {
+	if format != "openmetrics" {
+		return &UsageError{fmt.Errorf("export: --format %q: only openmetrics (report.json is the JSON form)", format)}
+	}
+	run, err := compare.Load(dir)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return openmetrics.Write(w, run.Report, run.Name)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	err = openmetrics.Write(f, run.Report, run.Name)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	return err
 }

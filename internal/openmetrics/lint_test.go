@@ -20,7 +20,7 @@ func TestLintRejects(t *testing.T) {
 		"# TYPE x gauge\nx{le=\"0.5\"} 1\n# EOF\n",
 		"# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_count 1\n# EOF\n", // falling buckets
 		"# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_count 3\n# EOF\n", // _count != +Inf
-		"# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_count 1\n# EOF\n",                         // no +Inf
+		"# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_count 1\n# EOF\n",                          // no +Inf
 	} {
 		if len(Lint(bad)) == 0 {
 			t.Errorf("Lint accepted %q", bad)
