@@ -1,9 +1,12 @@
 package crud
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // Write prints rows as the seed's table, tab-separated (tsv) or aligned.
@@ -40,4 +43,65 @@ func MergeFiles(paths ...string) ([]Row, error) {
 		rows = append(rows, Row{Label: "all", Result: Combine(all...)})
 	}
 	return rows, nil
+}
+
+// Outputs say where `benchrig crud` prints: the table (TSV or aligned,
+// its first column Label), the JSON result (JSON: a file, "-" for
+// standard output, which sends the table to standard error) and, unless
+// Quiet, per-phase progress on standard error.
+type Outputs struct {
+	JSON  string
+	TSV   bool
+	Label string
+	Quiet bool
+}
+
+// RunTo creates the first URL's database if missing, runs the benchmark
+// and prints its table and JSON as o says. The JSON file is created
+// before the run, so a bad path fails in a second, not after the
+// benchmark. A wrong database answer is a *CheckError.
+func RunTo(ctx context.Context, cfg Config, o Outputs, stdout, stderr io.Writer) error {
+	if !o.Quiet {
+		cfg.Progress = stderr
+	}
+	var jsonOut io.Writer
+	var jsonFile *os.File
+	tableOut := stdout
+	switch o.JSON {
+	case "":
+	case "-":
+		jsonOut, tableOut = stdout, stderr
+	default:
+		f, err := os.Create(o.JSON)
+		if err != nil {
+			return fmt.Errorf("crud: --json: %w", err)
+		}
+		defer f.Close() // on the error paths; closed and checked below
+		jsonOut, jsonFile = f, f
+	}
+	if err := tpcc.CreateDatabase(ctx, cfg.URLs[0]); err != nil {
+		return fmt.Errorf("crud: %w", err)
+	}
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	header := ""
+	if o.Label != "" {
+		header = "Label"
+	}
+	if err := Write(tableOut, o.TSV, header, Row{Label: o.Label, Result: res}); err != nil {
+		return fmt.Errorf("crud: write table: %w", err)
+	}
+	if jsonOut != nil {
+		if err := WriteJSON(jsonOut, o.Label, res); err != nil {
+			return fmt.Errorf("crud: --json %s: %w", o.JSON, err)
+		}
+		if jsonFile != nil {
+			if err := jsonFile.Close(); err != nil {
+				return fmt.Errorf("crud: --json %s: %w", o.JSON, err)
+			}
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -61,9 +62,22 @@ type Connect struct {
 }
 
 // LoadPlan reads, normalizes and validates a plan file; a problem in it is
-// a *PlanError.
+// a *PlanError. A file that cannot be read at all (missing, a directory,
+// no permission) is a *UsageError: the command line named the wrong
+// thing, the plan itself is not at fault.
 func LoadPlan(file string, opts ...plan.Options) (*plan.Plan, error) {
-	return plan.LoadPlan(file, opts...)
+	p, err := plan.LoadPlan(file, opts...)
+	return p, usageIfUnread(err)
+}
+
+// usageIfUnread makes an error that is not a problem of the plan (the
+// file could not be read at all) a *UsageError.
+func usageIfUnread(err error) error {
+	var pe *PlanError
+	if err != nil && !errors.As(err, &pe) {
+		return &UsageError{err}
+	}
+	return err
 }
 
 // Show writes a plan's expanded topology.
@@ -79,7 +93,7 @@ func Run(ctx context.Context, file string, o Options) error {
 	// keeps and hashes.
 	data, err := plan.ReadPlanFile(file)
 	if err != nil {
-		return err
+		return usageIfUnread(err)
 	}
 	// A dry-run only looks: it prints the licence's reference, never its
 	// value, so it does not read it (a real run does, at validation).

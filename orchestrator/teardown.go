@@ -1,10 +1,14 @@
 package orchestrator
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/orchestrator/plan"
@@ -35,7 +39,7 @@ func LoadTeardownTarget(arg string) (*TeardownTarget, error) {
 		}
 		return &TeardownTarget{Plan: p, RunDir: arg}, nil
 	}
-	p, err := plan.LoadPlan(arg, plan.Options{ReadOnly: true})
+	p, err := LoadPlan(arg, plan.Options{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}
@@ -81,5 +85,29 @@ func Teardown(ctx context.Context, t *TeardownTarget, wipe bool, o Options) erro
 		what = "stopped and wiped"
 	}
 	fmt.Fprintf(o.Out, "teardown complete: %d hosts %s\n", len(p.Nodes)+len(p.Workload), what)
+	return nil
+}
+
+// ConfirmWipe lists what --wipe removes and wants "yes" typed on a
+// terminal; without one it refuses (a script must say --yes).
+func ConfirmWipe(in io.Reader, out io.Writer, terminal bool, t *TeardownTarget) error {
+	if !terminal {
+		return &UsageError{errors.New("teardown --wipe: no terminal to ask on; add --yes to remove the stores and work directories")}
+	}
+	fmt.Fprintf(out, "teardown --wipe of plan %s removes, after stopping everything, those of these directories benchrig created (holding .benchrig-owned):\n", t.Plan.Name)
+	for _, h := range t.Plan.Nodes {
+		fmt.Fprintf(out, "  %-12s store %s, work directory %s\n", h.Name, h.Store, h.Dir)
+	}
+	for _, h := range t.Plan.Workload {
+		fmt.Fprintf(out, "  %-12s work directory %s\n", h.Name, h.Dir)
+	}
+	fmt.Fprint(out, "Type yes to go on: ")
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && line == "" {
+		return &UsageError{errors.New("teardown --wipe: not confirmed")}
+	}
+	if strings.TrimSpace(line) != "yes" {
+		return &UsageError{errors.New("teardown --wipe: not confirmed; nothing was done")}
+	}
 	return nil
 }

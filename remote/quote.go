@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/benchrig/benchrig/internal/shellquote"
 )
 
 // envName is what a POSIX shell accepts as a variable name.
@@ -68,36 +70,10 @@ func ShellJoin(c Cmd) string {
 	return b.String()
 }
 
-// Quote returns s as one word for a POSIX shell. Words made only of
-// characters no shell treats specially are left bare so dry-run output
-// reads like the recipes; anything else is single-quoted, with each ' as
-// '\”. The empty string is ”.
-func Quote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	if isSafe(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func isSafe(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("-_./:,=@%+", c) >= 0:
-			// '=' is safe in a word (assignments are only recognised
-			// before the command name, and Quote never produces one there
-			// except through ShellJoin's explicit env handling). '%' and
-			// '+' are not special in POSIX sh.
-		default:
-			return false
-		}
-	}
-	return true
-}
+// Quote returns s as one word for a POSIX shell: the one shell-quoting
+// function, kept in internal/shellquote so that packages below remote
+// (completion scripts) quote through it too.
+var Quote = shellquote.Quote
 
 // The functions below are the other interpreters a plan value can reach
 // after the host's shell: SQL text, a PostgreSQL connection URL and tar's

@@ -56,6 +56,10 @@ type RunOutputs struct {
 	Ticks      string // per-tick figures; format from the extension (TickFormatOf)
 	Histograms string // per-tick HdrHistograms, ndjson
 	Result     string // benchrig.result/v1 JSON
+
+	// Prometheus is the address the live metrics are served on while
+	// the run goes (LiveMetrics; ":2112" for --prometheus-port 2112).
+	Prometheus string
 }
 
 // Validate reports a problem with the outputs' names, before anything
@@ -100,6 +104,23 @@ func RunTo(ctx context.Context, cfg RunConfig, o RunOutputs, errw io.Writer) err
 			}
 			f.Close()
 		}()
+	}
+	if o.Prometheus != "" {
+		live := &LiveMetrics{}
+		sctx, stop := context.WithCancel(ctx)
+		defer stop()
+		addr, err := ServeLiveMetrics(sctx, o.Prometheus, live)
+		if err != nil {
+			return fmt.Errorf("tpcc run: %w", err)
+		}
+		if cfg.Out != nil {
+			fmt.Fprintf(cfg.Out, "Serving live metrics (OpenMetrics) at http://%s/metrics\n", addr)
+		}
+		if cfg.Ticks != nil {
+			cfg.Ticks = TickSinks{cfg.Ticks, live}
+		} else {
+			cfg.Ticks = live
+		}
 	}
 	if o.Result == "" && o.Histograms != "" {
 		o.Result = ResultFileFor(o.Histograms)

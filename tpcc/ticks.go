@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
@@ -62,6 +64,11 @@ type TxnTick struct {
 	Retries, RetriesCum     int64         // serialization failures and deadlocks retried
 	OpsPerSec, OpsPerSecCum float64
 	P50, P95, P99, Max      float64
+
+	// Cumulative is the latency histogram since the measurement's start
+	// (the run's start during the ramp): the live metrics' buckets. It is
+	// the sink's to read, never written to a --ticks file.
+	Cumulative *hdr.Histogram
 }
 
 // Errors is the errors of every type so far: the console's errors column.
@@ -101,7 +108,7 @@ func (b *tickBuilder) build(now time.Time, elapsed time.Duration, phase TickPhas
 	for _, iv := range ivs {
 		x := TxnTick{
 			Name: iv.Name, Interval: iv.Elapsed,
-			Count: iv.Hist.TotalCount(), CountCum: iv.Cumulative.TotalCount(),
+			Count: iv.Hist.TotalCount(), CountCum: iv.Cumulative.TotalCount(), Cumulative: iv.Cumulative,
 			P50: ms(iv.Hist, 50), P95: ms(iv.Hist, 95), P99: ms(iv.Hist, 99), Max: ms(iv.Hist, 100),
 		}
 		x.OpsPerSec = rate(x.Count, iv.Elapsed)
@@ -272,7 +279,20 @@ func (tw *TickWriter) writeCSV(ts TickStats) {
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // TickSink receives every display tick of a run (a *TickWriter for
-// --ticks); an error stops the run.
+// --ticks, *LiveMetrics for --prometheus-port); an error stops the run.
 type TickSink interface {
 	Write(TickStats) error
+}
+
+// TickSinks hands every tick to each sink in turn; the first error stops.
+type TickSinks []TickSink
+
+// Write writes ts to every sink.
+func (s TickSinks) Write(ts TickStats) error {
+	for _, k := range s {
+		if err := k.Write(ts); err != nil {
+			return err
+		}
+	}
+	return nil
 }

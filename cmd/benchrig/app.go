@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/benchrig/benchrig/internal/cliargs"
 )
 
 // version is set with -ldflags "-X main.version=...".
@@ -64,30 +64,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return cli.ShowAppHelp(c)
 		},
 	}
-	// A flag that does not parse is a usage error (exit 2), whichever
-	// command it was given to.
-	usage := func(_ *cli.Context, err error, _ bool) error { return withExit(exitUsage, err) }
-	app.OnUsageError = usage
-	var walk func([]*cli.Command)
-	walk = func(cmds []*cli.Command) {
-		for _, c := range cmds {
-			if c.OnUsageError == nil {
-				c.OnUsageError = usage
-			}
-			if c.Action == nil && len(c.Subcommands) > 0 {
-				name := c.Name
-				c.Action = func(ctx *cli.Context) error {
-					if ctx.NArg() > 0 {
-						return withExit(exitUsage, fmt.Errorf("unknown command %q of %s (see benchrig %s --help)", ctx.Args().First(), name, name))
-					}
-					return cli.ShowSubcommandHelp(ctx)
-				}
-			}
-			walk(c.Subcommands)
-		}
-	}
-	walk(app.Commands)
-	bindEnv(app.Commands)
+	// A flag that does not parse, or an unknown subcommand, is a usage
+	// error (exit 2), whichever command it was given to.
+	cliargs.UsageErrors(app, func(err error) error { return withExit(exitUsage, err) })
+	cliargs.BindEnv(app.Commands, "BENCHRIG_", envFlags, "tpcc", "crud")
 	return app
 }
 
@@ -100,35 +80,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // gives them.
 var envFlags = []string{"known-hosts", "accept-new-host-keys", "identity", "ssh-config", "plan", "runs-dir", "driver-binary"}
 
-// envName is the variable that sets a flag: BENCHRIG_KNOWN_HOSTS.
-func envName(flag string) string {
-	return "BENCHRIG_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
-}
-
-// bindEnv gives the envFlags of every command their variable.
-func bindEnv(cmds []*cli.Command) {
-	for _, c := range cmds {
-		if c.Name == "tpcc" || c.Name == "crud" {
-			continue
-		}
-		for _, f := range c.Flags {
-			if !slices.Contains(envFlags, f.Names()[0]) {
-				continue
-			}
-			env := []string{envName(f.Names()[0])}
-			switch f := f.(type) {
-			case *cli.StringFlag:
-				f.EnvVars = env
-			case *cli.BoolFlag:
-				f.EnvVars = env
-			case *cli.StringSliceFlag:
-				f.EnvVars = env
-			}
-		}
-		bindEnv(c.Subcommands)
-	}
-}
-
 // quiet and verbose read the global --quiet and --verbose.
 func quiet(c *cli.Context) bool   { return c.Bool("quiet") && !c.Command.HasName("crud") }
 func verbose(c *cli.Context) bool { return c.Bool("verbose") }
@@ -136,7 +87,7 @@ func verbose(c *cli.Context) bool { return c.Bool("verbose") }
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, reorderArgs(app, args))
+	err := app.RunContext(ctx, cliargs.Reorder(app, args))
 	if err == nil {
 		return exitOK
 	}

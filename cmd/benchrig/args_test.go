@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchrig/benchrig/internal/cliargs"
 	"github.com/benchrig/benchrig/remote"
 )
 
@@ -51,8 +52,8 @@ func TestReorderArgs(t *testing.T) {
 	} {
 		in := append([]string{"benchrig"}, strings.Fields(tt.in)...)
 		want := append([]string{"benchrig"}, strings.Fields(tt.want)...)
-		if got := reorderArgs(app, in); !slices.Equal(got, want) {
-			t.Errorf("reorderArgs(%q)\n got  %q\n want %q", tt.in, got, want)
+		if got := cliargs.Reorder(app, in); !slices.Equal(got, want) {
+			t.Errorf("Reorder(%q)\n got  %q\n want %q", tt.in, got, want)
 		}
 	}
 }
@@ -230,7 +231,7 @@ func FuzzReorderArgs(f *testing.F) {
 	app := newApp(io.Discard, io.Discard)
 	f.Fuzz(func(t *testing.T, s string) {
 		in := append([]string{"benchrig"}, strings.Fields(s)...)
-		out := reorderArgs(app, in)
+		out := cliargs.Reorder(app, in)
 		a, b := slices.Clone(in), slices.Clone(out)
 		slices.Sort(a)
 		slices.Sort(b)

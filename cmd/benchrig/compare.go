@@ -1,18 +1,13 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"os"
-	"slices"
-
 	"github.com/urfave/cli/v2"
 
-	"github.com/benchrig/benchrig/orchestrator/compare"
+	"github.com/benchrig/benchrig/orchestrator"
 )
 
 func compareCommand() *cli.Command {
-	var format, svg string
+	var a orchestrator.CompareArgs
 	var asJSON bool
 	return &cli.Command{
 		Name:      "compare",
@@ -23,46 +18,15 @@ run gets its change against it and, when both have repeats, a two-sided
 Mann-Whitney U test at alpha 0.05 ("~": not significant). Four or more
 repeats per run are needed for any difference to be significant.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, markdown or json", Destination: &format},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, markdown or json", Destination: &a.Format},
 			&cli.BoolFlag{Name: "json", Usage: "same as --format json", Destination: &asJSON},
-			&cli.StringFlag{Name: "svg", Usage: "also draw the latency distributions side by side into `FILE`", Destination: &svg},
+			&cli.StringFlag{Name: "svg", Usage: "also draw the latency distributions side by side into `FILE`", Destination: &a.SVG},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() < 2 {
-				return withExit(exitUsage, errors.New("compare: name two or more run directories"))
+			if a.Dirs = c.Args().Slice(); asJSON {
+				a.Format = "json"
 			}
-			if asJSON {
-				format = "json"
-			}
-			if !slices.Contains(compare.Formats, format) {
-				return withExit(exitUsage, fmt.Errorf("compare: --format %q: use text, markdown or json", format))
-			}
-			var runs []*compare.Run
-			for _, dir := range c.Args().Slice() {
-				r, err := compare.Load(dir)
-				if err != nil {
-					return err
-				}
-				runs = append(runs, r)
-			}
-			cmp, err := compare.Compare(runs...)
-			if err != nil {
-				return err
-			}
-			if svg != "" {
-				f, err := os.Create(svg)
-				if err != nil {
-					return err
-				}
-				err = compare.PlotCDF(f, cmp, runs)
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-				if err != nil {
-					return fmt.Errorf("compare: %s: %w", svg, err)
-				}
-			}
-			return compare.Write(c.App.Writer, cmp, format)
+			return orchestrator.Compare(c.App.Writer, a)
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,20 +24,10 @@ func completionCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return withExit(exitUsage, errors.New("completion: name a shell: bash, zsh or fish"))
 			}
-			switch c.Args().First() {
-			case "bash":
-				return completion.Bash(c.App.Writer, c.App)
-			case "zsh":
-				return completion.Zsh(c.App.Writer, c.App)
-			case "fish":
-				s, err := c.App.ToFishCompletion()
-				if err != nil {
-					return err
-				}
-				_, err = io.WriteString(c.App.Writer, s)
-				return err
+			if !slices.Contains(completion.Shells, c.Args().First()) {
+				return withExit(exitUsage, fmt.Errorf("completion: unknown shell %q (bash, zsh or fish)", c.Args().First()))
 			}
-			return withExit(exitUsage, fmt.Errorf("completion: unknown shell %q (bash, zsh or fish)", c.Args().First()))
+			return completion.Write(c.App.Writer, c.App, c.Args().First())
 		},
 	}
 }

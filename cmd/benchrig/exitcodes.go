@@ -6,9 +6,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchrig/benchrig/crud"
 	"github.com/benchrig/benchrig/orchestrator"
 	"github.com/benchrig/benchrig/orchestrator/gate"
 	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
 // The exit codes, in one table. Documented in --help and README.md.
@@ -61,7 +64,8 @@ var exitClassifiers = []func(error) (int, bool){
 	},
 	func(err error) (int, bool) {
 		var ue *orchestrator.UsageError
-		return exitUsage, errors.As(err, &ue)
+		var te *tpcc.UsageError
+		return exitUsage, errors.As(err, &ue) || errors.As(err, &te)
 	},
 	func(err error) (int, bool) {
 		var ce *orchestrator.ConnectError
@@ -71,7 +75,10 @@ var exitClassifiers = []func(error) (int, bool){
 		var pe *orchestrator.PreflightError
 		var ce *orchestrator.CheckFailedError
 		var ge *gate.FailedError
-		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &ge)
+		var ae *tpcc.AuditError
+		var crudCheck *crud.CheckError
+		var mergeCheck *histogram.CheckError
+		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &ge) || errors.As(err, &ae) || errors.As(err, &crudCheck) || errors.As(err, &mergeCheck) || tpcc.IsViolation(err)
 	},
 	// remote: a transport problem on any host outranks command failures
 	// (it says nothing about the command), as pssh's 4 before 5.

@@ -2,13 +2,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/benchrig/benchrig/orchestrator/compare"
-	"github.com/benchrig/benchrig/orchestrator/openmetrics"
+	"github.com/benchrig/benchrig/orchestrator"
 )
 
 func exportCommand() *cli.Command {
@@ -29,25 +26,7 @@ func exportCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return withExit(exitUsage, errors.New("export: name one run directory"))
 			}
-			if format != "openmetrics" {
-				return withExit(exitUsage, fmt.Errorf("export: --format %q: only openmetrics (report.json is the JSON form)", format))
-			}
-			run, err := compare.Load(c.Args().First())
-			if err != nil {
-				return err
-			}
-			if out == "" {
-				return openmetrics.Write(c.App.Writer, run.Report, run.Name)
-			}
-			f, err := os.Create(out)
-			if err != nil {
-				return err
-			}
-			err = openmetrics.Write(f, run.Report, run.Name)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			return err
+			return orchestrator.Export(c.App.Writer, c.Args().First(), format, out)
 		},
 	}
 }

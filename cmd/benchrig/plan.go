@@ -57,9 +57,15 @@ benchrig.plan/v1, docs/schema/plan.v1.json).`,
 // validatePlans checks every file and reports each one's result; the
 // error (exit 3) comes after all files were checked.
 func validatePlans(c *cli.Context, files []string, opts plan.Options) error {
-	bad := 0
+	bad, unreadable := 0, 0
 	for _, f := range files {
 		p, err := orchestrator.LoadPlan(f, opts)
+		var ue *orchestrator.UsageError
+		if errors.As(err, &ue) {
+			unreadable++
+			fmt.Fprintln(c.App.ErrWriter, err)
+			continue
+		}
 		if err != nil {
 			bad++
 			fmt.Fprintln(c.App.ErrWriter, err)
@@ -69,6 +75,9 @@ func validatePlans(c *cli.Context, files []string, opts plan.Options) error {
 	}
 	if bad > 0 {
 		return withExit(exitInvalidPlan, fmt.Errorf("%d of %d plans invalid", bad, len(files)))
+	}
+	if unreadable > 0 {
+		return withExit(exitUsage, fmt.Errorf("%d of %d plan files could not be read", unreadable, len(files)))
 	}
 	return nil
 }

@@ -11,47 +11,27 @@ import (
 	"github.com/benchrig/benchrig/orchestrator"
 )
 
-type runOptions struct {
-	dryRun        bool
-	only          string
-	from, until   string
-	driver        string
-	startLead     time.Duration
-	runsDir       string
-	acceptNew     bool
-	createKH      bool
-	knownHosts    string
-	identity      string
-	skipPreflight bool
-	force         bool
-	allowSettings cli.StringSlice
-}
-
-// orchestrator is the options as orchestrator.Run and Resume take them.
-func (o runOptions) orchestrator(c *cli.Context) orchestrator.Options {
-	opt := orchestrator.Options{
-		Out: c.App.Writer, ErrOut: c.App.ErrWriter, DryRun: o.dryRun,
-		From: o.from, Until: o.until, SkipPreflight: o.skipPreflight, DriverPath: o.driver,
-		StartLead: o.startLead, RunsDir: o.runsDir, Version: version, Force: o.force,
-		Connect:       orchestrator.Connect{KnownHosts: o.knownHosts, Identity: o.identity, AcceptNewHostKeys: o.acceptNew, CreateKnownHosts: o.createKH},
-		AllowSettings: o.allowSettings.Value(),
-	}
-	if o.only != "" {
-		opt.Only = strings.Split(o.only, ",")
+// runOptions completes the options the flags wrote into: --only, the
+// writers, the version and the progress terminal.
+func runOptions(c *cli.Context, o *orchestrator.Options, only string) orchestrator.Options {
+	o.Out, o.ErrOut, o.Version = c.App.Writer, c.App.ErrWriter, version
+	o.AllowSettings = c.StringSlice("allow-setting")
+	if only != "" {
+		o.Only = strings.Split(only, ",")
 	}
 	if isTerminal(c.App.ErrWriter) {
-		opt.Connect.Progress = c.App.ErrWriter
+		o.Connect.Progress = c.App.ErrWriter
 	}
-	return opt
+	return *o
 }
 
-func connectionFlags(o *runOptions) []cli.Flag {
+func connectionFlags(o *orchestrator.Options) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "known-hosts", Usage: "known_hosts `FILE` (default: the plan's, else ~/.ssh/known_hosts)", Destination: &o.knownHosts},
-		&cli.BoolFlag{Name: "accept-new-host-keys", Usage: "add unknown host keys to known_hosts (like StrictHostKeyChecking=accept-new); a changed key is still refused", Destination: &o.acceptNew},
-		&cli.BoolFlag{Name: "create-known-hosts", Usage: "with --accept-new-host-keys, create the known_hosts file if it does not exist (only ~/.ssh/known_hosts is created without it)", Destination: &o.createKH},
-		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "private key `FILE` to offer (after ssh-agent's keys)", Destination: &o.identity},
-		allowSettingFlag(&o.allowSettings),
+		&cli.StringFlag{Name: "known-hosts", Usage: "known_hosts `FILE` (default: the plan's, else ~/.ssh/known_hosts)", Destination: &o.Connect.KnownHosts},
+		&cli.BoolFlag{Name: "accept-new-host-keys", Usage: "add unknown host keys to known_hosts (like StrictHostKeyChecking=accept-new); a changed key is still refused", Destination: &o.Connect.AcceptNewHostKeys},
+		&cli.BoolFlag{Name: "create-known-hosts", Usage: "with --accept-new-host-keys, create the known_hosts file if it does not exist (only ~/.ssh/known_hosts is created without it)", Destination: &o.Connect.CreateKnownHosts},
+		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "private key `FILE` to offer (after ssh-agent's keys)", Destination: &o.Connect.Identity},
+		allowSettingFlag(nil),
 	}
 }
 
@@ -63,7 +43,8 @@ func allowSettingFlag(dst *cli.StringSlice) cli.Flag {
 }
 
 func runCommand() *cli.Command {
-	var o runOptions
+	var o orchestrator.Options
+	var only string
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run a plan's stages on its hosts",
@@ -75,26 +56,26 @@ finish a failed or interrupted run. With --dry-run nothing is contacted:
 every command, transfer and SQL statement is printed per host, exactly as a
 run would send it (secrets as ****).`,
 		Flags: append([]cli.Flag{
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would run on every host; connect nowhere", Destination: &o.dryRun},
-			&cli.StringFlag{Name: "only", Usage: "run only these stages (comma-separated)", Destination: &o.only},
-			&cli.StringFlag{Name: "from", Usage: "start at this stage", Destination: &o.from},
-			&cli.StringFlag{Name: "until", Usage: "stop after this stage", Destination: &o.until},
-			&cli.StringFlag{Name: "driver-binary", Usage: "benchrig binary to upload to workload hosts (default: this executable)", Destination: &o.driver},
-			&cli.DurationFlag{Name: "start-lead", Value: 10 * time.Second, Usage: "how far ahead the common start instant of the run stage is set", Destination: &o.startLead},
-			&cli.StringFlag{Name: "runs-dir", Value: "runs", Usage: "where run directories are made", Destination: &o.runsDir},
-			&cli.BoolFlag{Name: "skip-preflight", Usage: "leave out the preflight stage (host checks and disk benchmark)", Destination: &o.skipPreflight},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would run on every host; connect nowhere", Destination: &o.DryRun},
+			&cli.StringFlag{Name: "only", Usage: "run only these stages (comma-separated)", Destination: &only},
+			&cli.StringFlag{Name: "from", Usage: "start at this stage", Destination: &o.From},
+			&cli.StringFlag{Name: "until", Usage: "stop after this stage", Destination: &o.Until},
+			&cli.StringFlag{Name: "driver-binary", Usage: "benchrig binary to upload to workload hosts (default: this executable)", Destination: &o.DriverPath},
+			&cli.DurationFlag{Name: "start-lead", Value: 10 * time.Second, Usage: "how far ahead the common start instant of the run stage is set", Destination: &o.StartLead},
+			&cli.StringFlag{Name: "runs-dir", Value: "runs", Usage: "where run directories are made", Destination: &o.RunsDir},
+			&cli.BoolFlag{Name: "skip-preflight", Usage: "leave out the preflight stage (host checks and disk benchmark)", Destination: &o.SkipPreflight},
 		}, connectionFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return withExit(exitUsage, errors.New("run: name one plan file"))
 			}
-			return orchestrator.Run(c.Context, c.Args().First(), o.orchestrator(c))
+			return orchestrator.Run(c.Context, c.Args().First(), runOptions(c, &o, only))
 		},
 	}
 }
 
 func resumeCommand() *cli.Command {
-	var o runOptions
+	var o orchestrator.Options
 	return &cli.Command{
 		Name:      "resume",
 		Usage:     "finish a failed or interrupted run from its run directory",
@@ -109,15 +90,15 @@ every step must compile to the command the run recorded; otherwise resume
 says what changed and stops (--force goes on). A run that another
 benchrig process still drives is refused, naming its pid.`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "from", Usage: "run this stage and every later one again", Destination: &o.from},
-			&cli.BoolFlag{Name: "force", Usage: "resume even though the run's plan or its compiled steps changed since they ran", Destination: &o.force},
-			&cli.DurationFlag{Name: "start-lead", Value: 10 * time.Second, Usage: "how far ahead the common start instant of the run stage is set", Destination: &o.startLead},
+			&cli.StringFlag{Name: "from", Usage: "run this stage and every later one again", Destination: &o.From},
+			&cli.BoolFlag{Name: "force", Usage: "resume even though the run's plan or its compiled steps changed since they ran", Destination: &o.Force},
+			&cli.DurationFlag{Name: "start-lead", Value: 10 * time.Second, Usage: "how far ahead the common start instant of the run stage is set", Destination: &o.StartLead},
 		}, connectionFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return withExit(exitUsage, errors.New("resume: name one run directory"))
 			}
-			return orchestrator.Resume(c.Context, c.Args().First(), o.from, o.orchestrator(c))
+			return orchestrator.Resume(c.Context, c.Args().First(), o.From, runOptions(c, &o, ""))
 		},
 	}
 }

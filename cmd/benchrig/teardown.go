@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -15,7 +12,7 @@ import (
 )
 
 func teardownCommand() *cli.Command {
-	var o runOptions
+	var o orchestrator.Options
 	var wipe, yes bool
 	return &cli.Command{
 		Name:      "teardown",
@@ -34,7 +31,7 @@ logs/teardown/); --dry-run prints every command and contacts nothing.`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "wipe", Usage: "also remove the stores and work directories", Destination: &wipe},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask before --wipe", Destination: &yes},
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would run on every host; connect nowhere", Destination: &o.dryRun},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would run on every host; connect nowhere", Destination: &o.DryRun},
 		}, connectionFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -44,38 +41,14 @@ logs/teardown/); --dry-run prints every command and contacts nothing.`,
 			if err != nil {
 				return err
 			}
-			if wipe && !yes && !o.dryRun {
-				if err := confirmWipe(c.App.Reader, c.App.ErrWriter, isTerminalReader(c.App.Reader), t); err != nil {
+			if wipe && !yes && !o.DryRun {
+				if err := orchestrator.ConfirmWipe(c.App.Reader, c.App.ErrWriter, isTerminalReader(c.App.Reader), t); err != nil {
 					return err
 				}
 			}
-			return orchestrator.Teardown(c.Context, t, wipe, o.orchestrator(c))
+			return orchestrator.Teardown(c.Context, t, wipe, runOptions(c, &o, ""))
 		},
 	}
-}
-
-// confirmWipe lists what --wipe removes and wants "yes" typed on a
-// terminal; without one it refuses (a script must say --yes).
-func confirmWipe(in io.Reader, out io.Writer, terminal bool, t *orchestrator.TeardownTarget) error {
-	if !terminal {
-		return withExit(exitUsage, errors.New("teardown --wipe: no terminal to ask on; add --yes to remove the stores and work directories"))
-	}
-	fmt.Fprintf(out, "teardown --wipe of plan %s removes, after stopping everything, those of these directories benchrig created (holding .benchrig-owned):\n", t.Plan.Name)
-	for _, h := range t.Plan.Nodes {
-		fmt.Fprintf(out, "  %-12s store %s, work directory %s\n", h.Name, h.Store, h.Dir)
-	}
-	for _, h := range t.Plan.Workload {
-		fmt.Fprintf(out, "  %-12s work directory %s\n", h.Name, h.Dir)
-	}
-	fmt.Fprint(out, "Type yes to go on: ")
-	line, err := bufio.NewReader(in).ReadString('\n')
-	if err != nil && line == "" {
-		return withExit(exitUsage, errors.New("teardown --wipe: not confirmed"))
-	}
-	if strings.TrimSpace(line) != "yes" {
-		return withExit(exitUsage, errors.New("teardown --wipe: not confirmed; nothing was done"))
-	}
-	return nil
 }
 
 // isTerminalReader says whether r is a terminal (standard input); a

@@ -2,10 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -19,37 +15,8 @@ func tpccRunCommands() []*cli.Command {
 	return []*cli.Command{tpccRunCommand(), tpccMergeCommand(), tpccImportCommand()}
 }
 
-// tpccRunOptions are the flags of `benchrig tpcc run`.
-type tpccRunOptions struct {
-	urls             []string
-	warehouses       int
-	activeWarehouses int
-	partitions       int
-	affinity         []int
-	strategy, zones  string
-	ramp, duration   time.Duration
-	wait             string
-	workers, conns   int
-	histograms       string
-	ticks            string
-	result           string
-	tolerateErrors   bool
-	noVerdict        bool
-	startAt          string
-	displayEvery     time.Duration
-	runSeed          uint64
-	maxRetries       int
-	retryBudget      time.Duration
-	retryBackoff     time.Duration
-	retryMaxBackoff  time.Duration
-	isolation        string
-	profile          string
-	savepointRetries int
-	workload         workloadRunFlags
-}
-
 func tpccRunCommand() *cli.Command {
-	var o tpccRunOptions
+	var o tpcc.RunArgs
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run the TPC-C workload against a loaded database",
@@ -77,128 +44,64 @@ happen at import).
 
 Exits 30 when an audit check fails over enough transactions to be
 significant, or when a spec-paced run's efficiency is below 85%.`,
-		Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "warehouses", Value: 1, Usage: "number of warehouses loaded", Destination: &o.warehouses},
-			&cli.IntFlag{Name: "active-warehouses", Usage: "warehouses with terminals (default: --warehouses)", Destination: &o.activeWarehouses},
-			&cli.IntFlag{Name: "partitions", Value: 1, Usage: "partitions the warehouses are split into", Destination: &o.partitions},
-			&cli.StringFlag{Name: "partition-affinity", Usage: "comma-separated partitions this host drives (default: all)"},
-			&cli.StringFlag{Name: "partition-strategy", Value: "replication", Usage: "CockroachDB, when the run partitions the tables: replication or leases", Destination: &o.strategy},
-			&cli.StringFlag{Name: "zones", Usage: "CockroachDB, when the run partitions the tables: comma-separated zones, one per partition", Destination: &o.zones},
-			&cli.DurationFlag{Name: "ramp", Usage: "ramp-up period, excluded from the measurement", Destination: &o.ramp},
-			&cli.DurationFlag{Name: "duration", Value: 5 * time.Minute, Usage: "measurement interval after the ramp", Destination: &o.duration},
-			&cli.StringFlag{Name: "wait", Value: "true", Usage: "keying and think times: true (spec), false (no wait), or a factor such as 0.01", Destination: &o.wait},
-			&cli.IntFlag{Name: "workers", Usage: "terminals in no-wait mode (default: 10 per active warehouse)", Destination: &o.workers},
-			&cli.IntFlag{Name: "conns", Usage: "connections over all URLs (default: one per 40 terminals, i.e. per 4 active warehouses, in wait mode; --workers with --wait=false)", Destination: &o.conns},
-			&cli.StringFlag{Name: "histograms", Usage: "write per-tick HdrHistograms as ndjson to `FILE` (CockroachDB's format)", Destination: &o.histograms},
-			&cli.StringFlag{Name: "ticks", Usage: "write the periodic lines' figures every --display-every to `FILE` (benchrig.ticks/v1): JSON lines if it ends in .jsonl or .ndjson, CSV if .csv", Destination: &o.ticks},
-			&cli.StringFlag{Name: "result", Usage: "write the result as JSON (benchrig.result/v1) to `FILE` (default: next to --histograms, workload1.histogram.ndjson -> workload1.result.json)", Destination: &o.result},
-			&cli.BoolFlag{Name: "tolerate-errors", Usage: "count transaction errors instead of stopping at the first", Destination: &o.tolerateErrors},
-			&cli.BoolFlag{Name: "no-verdict", Usage: "report the audit checks but judge nothing (exit 0 whatever they say; the result says judged: false), as workload treats the recipes' 1-minute partitioning run", Destination: &o.noVerdict},
-			&cli.StringFlag{Name: "start-at", Usage: "RFC3339 `TIME` to start at, so that several hosts start together", Destination: &o.startAt},
-			&cli.DurationFlag{Name: "display-every", Value: time.Second, Usage: "progress and histogram tick period", Destination: &o.displayEvery},
-			&cli.Uint64Flag{Name: "run-seed", Usage: "seed of the run's random streams (default: from the clock; --seed is workload's data seed)", Destination: &o.runSeed},
-			&cli.IntFlag{Name: "max-retries", Value: tpcc.DefaultRetries, Usage: "retries per transaction of serialization failures and deadlocks (40001/40P01), with capped exponential backoff and full jitter (0: the default)", Destination: &o.maxRetries},
-			&cli.DurationFlag{Name: "retry-budget", Value: tpcc.DefaultRetryBudget, Usage: "a transaction gives up when its retries have taken this long, even below --max-retries", Destination: &o.retryBudget},
-			&cli.DurationFlag{Name: "retry-backoff", Value: tpcc.DefaultBaseBackoff, Usage: "upper bound of the first retry's random backoff; it doubles per retry (full jitter)", Destination: &o.retryBackoff},
-			&cli.DurationFlag{Name: "retry-max-backoff", Value: tpcc.DefaultMaxBackoff, Usage: "cap on a retry's backoff", Destination: &o.retryMaxBackoff},
-			&cli.StringFlag{Name: "isolation", Usage: "read-committed, repeatable-read or serializable (default: repeatable-read on PostgreSQL, serializable on CockroachDB)", Destination: &o.isolation},
-			&cli.StringFlag{Name: "profile", Usage: "load profile: workload (CockroachDB workload v20.1's statements and round trips, SAVEPOINT cockroach_restart retries, 2 connections per active warehouse of the run, linear --ramp) or pipelined (benchrig's batched transactions) (default: workload on CockroachDB, pipelined on PostgreSQL)", Destination: &o.profile},
-			&cli.IntFlag{Name: "savepoint-retry-limit", Usage: "workload profile: give a transaction up after this many savepoint retries (0: never, as workload)", Destination: &o.savepointRetries},
-		}, o.workload.flags()...),
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "warehouses", Value: 1, Usage: "number of warehouses loaded", Destination: &o.Warehouses},
+			&cli.IntFlag{Name: "active-warehouses", Usage: "warehouses with terminals (default: --warehouses)", Destination: &o.ActiveWarehouses},
+			&cli.IntFlag{Name: "partitions", Value: 1, Usage: "partitions the warehouses are split into", Destination: &o.Partitions},
+			&cli.StringFlag{Name: "partition-affinity", Usage: "comma-separated partitions this host drives (default: all)", Destination: &o.Affinity},
+			&cli.StringFlag{Name: "partition-strategy", Value: "replication", Usage: "CockroachDB, when the run partitions the tables: replication or leases", Destination: &o.Strategy},
+			&cli.StringFlag{Name: "zones", Usage: "CockroachDB, when the run partitions the tables: comma-separated zones, one per partition", Destination: &o.Zones},
+			&cli.DurationFlag{Name: "ramp", Usage: "ramp-up period, excluded from the measurement", Destination: &o.Ramp},
+			&cli.DurationFlag{Name: "duration", Value: 5 * time.Minute, Usage: "measurement interval after the ramp", Destination: &o.Duration},
+			&cli.StringFlag{Name: "wait", Value: "true", Usage: "keying and think times: true (spec), false (no wait), or a factor such as 0.01", Destination: &o.Wait},
+			&cli.IntFlag{Name: "workers", Usage: "terminals in no-wait mode (default: 10 per active warehouse)", Destination: &o.Workers},
+			&cli.IntFlag{Name: "conns", Usage: "connections over all URLs (default: one per 40 terminals, i.e. per 4 active warehouses, in wait mode; --workers with --wait=false)", Destination: &o.Conns},
+			&cli.StringFlag{Name: "histograms", Usage: "write per-tick HdrHistograms as ndjson to `FILE` (CockroachDB's format)", Destination: &o.Outputs.Histograms},
+			&cli.IntFlag{Name: "prometheus-port", Usage: "serve live per-transaction counters and latency histograms for Prometheus at http://HOST:`PORT`/metrics (OpenMetrics text) while the run goes; 0: off", Destination: &o.PrometheusPort},
+			&cli.StringFlag{Name: "ticks", Usage: "write the periodic lines' figures every --display-every to `FILE` (benchrig.ticks/v1): JSON lines if it ends in .jsonl or .ndjson, CSV if .csv", Destination: &o.Outputs.Ticks},
+			&cli.StringFlag{Name: "result", Usage: "write the result as JSON (benchrig.result/v1) to `FILE` (default: next to --histograms, workload1.histogram.ndjson -> workload1.result.json)", Destination: &o.Outputs.Result},
+			&cli.BoolFlag{Name: "tolerate-errors", Usage: "count transaction errors instead of stopping at the first", Destination: &o.TolerateErrors},
+			&cli.BoolFlag{Name: "no-verdict", Usage: "report the audit checks but judge nothing (exit 0 whatever they say; the result says judged: false), as workload treats the recipes' 1-minute partitioning run", Destination: &o.NoVerdict},
+			&cli.StringFlag{Name: "start-at", Usage: "RFC3339 `TIME` to start at, so that several hosts start together", Destination: &o.StartAt},
+			&cli.DurationFlag{Name: "display-every", Value: time.Second, Usage: "progress and histogram tick period", Destination: &o.DisplayEvery},
+			&cli.Uint64Flag{Name: "run-seed", Usage: "seed of the run's random streams (default: from the clock; --seed is workload's data seed)", Destination: &o.RunSeed},
+			&cli.IntFlag{Name: "max-retries", Value: tpcc.DefaultRetries, Usage: "retries per transaction of serialization failures and deadlocks (40001/40P01), with capped exponential backoff and full jitter (0: the default)", Destination: &o.Retry.Retries},
+			&cli.DurationFlag{Name: "retry-budget", Value: tpcc.DefaultRetryBudget, Usage: "a transaction gives up when its retries have taken this long, even below --max-retries", Destination: &o.Retry.Budget},
+			&cli.DurationFlag{Name: "retry-backoff", Value: tpcc.DefaultBaseBackoff, Usage: "upper bound of the first retry's random backoff; it doubles per retry (full jitter)", Destination: &o.Retry.BaseBackoff},
+			&cli.DurationFlag{Name: "retry-max-backoff", Value: tpcc.DefaultMaxBackoff, Usage: "cap on a retry's backoff", Destination: &o.Retry.MaxBackoff},
+			&cli.StringFlag{Name: "isolation", Usage: "read-committed, repeatable-read or serializable (default: repeatable-read on PostgreSQL, serializable on CockroachDB)", Destination: &o.Isolation},
+			&cli.StringFlag{Name: "profile", Usage: "load profile: workload (CockroachDB workload v20.1's statements and round trips, SAVEPOINT cockroach_restart retries, 2 connections per active warehouse of the run, linear --ramp) or pipelined (benchrig's batched transactions) (default: workload on CockroachDB, pipelined on PostgreSQL)", Destination: &o.Profile},
+			&cli.IntFlag{Name: "savepoint-retry-limit", Usage: "workload profile: give a transaction up after this many savepoint retries (0: never, as workload)", Destination: &o.SavepointRetryLimit},
+
+			&cli.StringFlag{Name: "db", Value: "tpcc", Usage: "database, for URLs without one (given explicitly, every URL's must match)", Destination: &o.DB},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "the data generator's seed (workload's; C-Load when the database has no benchrig_meta)", Destination: &o.Seed},
+			&cli.BoolFlag{Name: "fks", Value: true, Usage: "the schema has workload's foreign keys (v20.1: and their indexes, which partitioning covers)", Destination: &o.FKs},
+			&cli.BoolFlag{Name: "split", Usage: "accepted for workload's command lines; splits happen at import (tpcc import --split)", Destination: &o.Split},
+			&cli.BoolFlag{Name: "scatter", Usage: "CockroachDB: ALTER TABLE ... SCATTER the nine tables before the run", Destination: &o.Scatter},
+			&cli.StringFlag{Name: "mix", Value: tpcc.DefaultMix, Usage: "transaction weights", Destination: &o.Mix},
+			&cli.Float64Flag{Name: "max-rate", Usage: "maximum transactions per second over this host (0: unlimited)", Destination: &o.MaxRate},
+			&cli.Uint64Flag{Name: "max-ops", Usage: "end the run after this many transactions (0: unlimited)", Destination: &o.MaxOps},
+			&cli.StringFlag{Name: "method", Value: "prepare", Usage: "SQL protocol: prepare, noprepare or simple", Destination: &o.Method},
+			&cli.BoolFlag{Name: "txn-retries", Value: true, Usage: "retry transactions on serialization failures (--max-retries times)", Destination: &o.TxnRetries},
+			&cli.DurationFlag{Name: "histograms-max-latency", Value: 100 * time.Second, Usage: "highest latency the histograms track (larger ones are clamped)", Destination: &o.HistogramsMaxLatency},
+			&cli.BoolFlag{Name: "replicate-static-columns", Usage: "CockroachDB, when the run partitions: also replicate warehouse and district static columns per partition", Destination: &o.ReplicateStaticColumns},
+			&cli.StringFlag{Name: "cockroach-version", Value: "auto", Usage: "CockroachDB release whose workload behaviour to follow (auto: ask the server)", Destination: &o.CockroachVersion},
+		},
 		Action: func(c *cli.Context) error {
-			o.urls = c.Args().Slice()
-			aff, err := parseIntList(c.String("partition-affinity"))
+			o.URLs, o.DBSet = c.Args().Slice(), c.IsSet("db")
+			cfg, out, err := o.Config(c.App.Writer)
 			if err != nil {
-				return withExit(exitUsage, fmt.Errorf("--partition-affinity: %w", err))
+				return err
 			}
-			o.affinity = aff
-			o.workload.dbSet = c.IsSet("db")
-			return tpccRun(c, o, c.App.Writer)
+			return tpcc.RunTo(c.Context, cfg, out, c.App.ErrWriter)
 		},
 	}
 }
 
-// tpccRun turns the flags into a tpcc.RunConfig and runs the workload.
-func tpccRun(c *cli.Context, o tpccRunOptions, stdout io.Writer) error {
-	if len(o.urls) == 0 {
-		return withExit(exitUsage, errors.New("tpcc run: no connection URL given"))
-	}
-	wait, err := tpcc.ParseWait(o.wait)
-	if err != nil {
-		return withExit(exitUsage, err)
-	}
-	iso, err := tpcc.ParseIsolation(o.isolation)
-	if err != nil {
-		return withExit(exitUsage, err)
-	}
-	profile, err := tpcc.ParseProfile(o.profile)
-	if err != nil {
-		return withExit(exitUsage, fmt.Errorf("--profile: %w", err))
-	}
-	strategy, err := tpcc.ParsePartitionStrategy(o.strategy)
-	if err != nil {
-		return withExit(exitUsage, fmt.Errorf("--partition-strategy: %w", err))
-	}
-	var zones []string
-	if o.zones != "" {
-		zones = strings.Split(o.zones, ",")
-	}
-	cfg := tpcc.RunConfig{
-		PartitionStrategy: strategy, Zones: zones,
-		URLs: o.urls, Warehouses: o.warehouses, ActiveWarehouses: o.activeWarehouses,
-		Partitions: o.partitions, Affinity: o.affinity, Ramp: o.ramp, Duration: o.duration,
-		Wait: wait, Workers: o.workers, Conns: o.conns, DisplayEvery: o.displayEvery,
-		TolerateErrors: o.tolerateErrors, NoVerdict: o.noVerdict, Seed: o.runSeed, Isolation: iso,
-		Retry:   tpcc.RetryPolicy{Retries: o.maxRetries, Budget: o.retryBudget, BaseBackoff: o.retryBackoff, MaxBackoff: o.retryMaxBackoff},
-		Out:     stdout,
-		Profile: profile, SavepointRetryLimit: o.savepointRetries,
-	}
-	if err := o.workload.apply(&cfg); err != nil {
-		return err
-	}
-	if o.startAt != "" {
-		if cfg.StartAt, err = time.Parse(time.RFC3339Nano, o.startAt); err != nil {
-			return withExit(exitUsage, fmt.Errorf("--start-at: %w", err))
-		}
-	}
-	out := tpcc.RunOutputs{Ticks: o.ticks, Histograms: o.histograms, Result: o.result}
-	if err := out.Validate(); err != nil {
-		return withExit(exitUsage, err)
-	}
-	err = tpcc.RunTo(c.Context, cfg, out, c.App.ErrWriter)
-	var ae *tpcc.AuditError
-	if errors.As(err, &ae) {
-		return withExit(exitCheck, err)
-	}
-	return err
-}
-
-// parseIntList parses "0,5,10" (also accepting spaces); "" is nil.
-func parseIntList(s string) ([]int, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-// tpccMergeOptions are the flags of `benchrig tpcc merge`.
-type tpccMergeOptions struct {
-	warehouses int
-	check      bool
-	json       string
-	files      []string
-}
-
 func tpccMergeCommand() *cli.Command {
-	var o tpccMergeOptions
+	var warehouses int
+	var check bool
+	var jsonPath string
 	return &cli.Command{
 		Name:      "merge",
 		Usage:     "merge --histograms files of several workload hosts (like tpcc-merge-results)",
@@ -208,29 +111,19 @@ workload run --histograms and prints the summary line and per-operation
 table of workload debug tpcc-merge-results. Efficiency uses 12.605 tpmC per
 warehouse; --warehouses is the total over all hosts.`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "warehouses", Required: true, Usage: "aggregate active warehouses of all hosts", Destination: &o.warehouses},
-			&cli.BoolFlag{Name: "check", Usage: "exit 30 unless efficiency >= 85% and every p90 is within its limit", Destination: &o.check},
-			&cli.StringFlag{Name: "json", Usage: "also write the merged result as JSON (benchrig.result/v1, kind tpcc.merge) to `FILE`", Destination: &o.json},
+			&cli.IntFlag{Name: "warehouses", Required: true, Usage: "aggregate active warehouses of all hosts", Destination: &warehouses},
+			&cli.BoolFlag{Name: "check", Usage: "exit 30 unless efficiency >= 85% and every p90 is within its limit", Destination: &check},
+			&cli.StringFlag{Name: "json", Usage: "also write the merged result as JSON (benchrig.result/v1, kind tpcc.merge) to `FILE`", Destination: &jsonPath},
 		},
 		Action: func(c *cli.Context) error {
-			o.files = c.Args().Slice()
-			return tpccMerge(o, c.App.Writer)
+			if c.NArg() == 0 {
+				return withExit(exitUsage, errors.New("tpcc merge: no histogram file given"))
+			}
+			m, err := tpcc.MergeTo(c.App.Writer, warehouses, jsonPath, c.Args().Slice()...)
+			if err != nil || !check {
+				return err
+			}
+			return m.Check() // a *histogram.CheckError: exit 30
 		},
 	}
-}
-
-func tpccMerge(o tpccMergeOptions, stdout io.Writer) error {
-	if len(o.files) == 0 {
-		return withExit(exitUsage, errors.New("tpcc merge: no histogram file given"))
-	}
-	m, err := tpcc.MergeTo(stdout, o.warehouses, o.json, o.files...)
-	if err != nil {
-		return err
-	}
-	if o.check {
-		if err := m.Check(); err != nil {
-			return withExit(exitCheck, err)
-		}
-	}
-	return nil
 }

@@ -127,3 +127,25 @@ func TestCompareSkipsEmptyOperations(t *testing.T) {
 	}
 	t.Fatal("no orderStatus p50 row")
 }
+
+// TestDeltaCell pins how a change prints: no change is "~", never a signed
+// "+0.00%" (0 -> 0 errors read as a rise).
+func TestDeltaCell(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, tc := range []struct {
+		d    Delta
+		want string
+	}{
+		{Delta{}, "–"},
+		{Delta{Percent: f(0), N1: 1, N2: 1}, "~"},
+		{Delta{Percent: f(0), N1: 4, N2: 1}, "~ (untested n=4+1)"},
+		{Delta{Percent: f(5.214), N1: 1, N2: 1}, "+5.21%"},
+		{Delta{Percent: f(-3), N1: 1, N2: 1}, "-3.00%"},
+		{Delta{Percent: f(5), Tested: true, P: f(0.029), N1: 4, N2: 4, Significant: true}, "+5.00% (p=0.029 n=4+4)"},
+		{Delta{Percent: f(5), Tested: true, P: f(0.343), N1: 4, N2: 4}, "~ (p=0.343 n=4+4)"},
+	} {
+		if got := tc.d.cell(); got != tc.want {
+			t.Errorf("%+v: got %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}

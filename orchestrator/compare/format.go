@@ -72,10 +72,14 @@ func (v Value) cell(unit string) string {
 
 // cell is a delta as benchstat prints it: "+5.21% (p=0.029 n=4+4)", or
 // "~ (p=0.343 n=4+4)" when not significant; the plain change without
-// repeats.
+// repeats. No change at all (0 -> 0, or equal medians) is "~", as
+// benchstat says it, not a signed "+0.00%" that reads as a measured rise.
 func (d Delta) cell() string {
 	pct := "–"
-	if d.Percent != nil {
+	switch {
+	case d.Percent != nil && *d.Percent == 0:
+		pct = "~"
+	case d.Percent != nil:
 		pct = fmt.Sprintf("%+.2f%%", *d.Percent)
 	}
 	if !d.Tested {

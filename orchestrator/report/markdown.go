@@ -40,7 +40,7 @@ func markdown(r *Report, plots, hostPlots []string) string {
 
 	b.WriteString("## Result\n\n")
 	if len(r.CRUD) > 0 {
-		b.WriteString("The seed's CRUD benchmark; \"all\" adds the hosts' counts over each phase's slowest host.\n\n| host |")
+		b.WriteString("A CRUD micro-benchmark (inserts, updates, point and range selects); \"all\" adds the hosts' counts over each phase's slowest host.\n\n| host |")
 		for _, c := range r.CRUD[0].Columns {
 			fmt.Fprintf(&b, " %s |", Escape(c.Name))
 		}

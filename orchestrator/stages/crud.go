@@ -7,7 +7,7 @@ import (
 	"github.com/benchrig/benchrig/remote"
 )
 
-// crudWorkload is the seed's CRUD benchmark: no import (the benchmark
+// crudWorkload is the CRUD micro-benchmark (crud/): no import (the benchmark
 // creates its table), every workload host at once on its own key range,
 // one JSON result per host, merged into one table.
 type crudWorkload struct{ c *compiler }
@@ -18,7 +18,7 @@ func (crudWorkload) Load(*Stage) {}
 // Allocate has nothing to do: validation keeps allocate out of crud plans.
 func (crudWorkload) Allocate(*Stage) {}
 
-// crudRun runs the seed's CRUD benchmark on every workload host at the
+// crudRun runs the CRUD micro-benchmark on every workload host at the
 // same time, each on its own key range of the shared table.
 func (w crudWorkload) Run(st *Stage) error {
 	c := w.c

@@ -1,8 +1,9 @@
-package main
+package tpcc
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -18,10 +19,10 @@ import (
 // "order"@order_idx but no FK index partitioned, replicated_idx_0..26
 // (v20.1's name) and the estimate.
 func TestTpccImportDryRun(t *testing.T) {
-	o := tpccImportOptions{warehouses: 100000, db: "tpcc", seed: 1, fks: true, filesPerNode: 1, nodes: 81,
-		version: "v20.1.17", injectStats: true, partitions: 27, strategy: "replication", dataLoader: "IMPORT", dryRun: true}
+	o := ImportArgs{Warehouses: 100000, DB: "tpcc", Seed: 1, FKs: true, FilesPerNode: 1, Nodes: 81,
+		Version: "v20.1.17", InjectStats: true, Partitions: 27, Strategy: "replication", DataLoader: "IMPORT", DryRun: true}
 	var out, errOut bytes.Buffer
-	if err := tpccImport(context.Background(), o, &out, &errOut); err != nil {
+	if err := o.Run(context.Background(), &out, &errOut, false); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
@@ -44,12 +45,12 @@ func TestTpccImportDryRun(t *testing.T) {
 		t.Error("28th item replica, or v20.1.8's generator or partitioning")
 	}
 	// A dry run asks the cluster nothing, so it needs the version and nodes.
-	o.nodes = 0
-	if err := tpccImport(context.Background(), o, &out, &errOut); err == nil || exitCode(context.Background(), err) != exitUsage {
+	o.Nodes = 0
+	if err := o.Run(context.Background(), &out, &errOut, false); !errors.As(err, new(*UsageError)) {
 		t.Errorf("dry run without --nodes: %v", err)
 	}
-	o.nodes, o.dataLoader = 3, "csv"
-	if err := tpccImport(context.Background(), o, &out, &errOut); err == nil {
+	o.Nodes, o.DataLoader = 3, "csv"
+	if err := o.Run(context.Background(), &out, &errOut, false); err == nil {
 		t.Error("--data-loader csv accepted")
 	}
 }
@@ -60,10 +61,10 @@ func TestTpccImportCopyLoader(t *testing.T) {
 	t.Parallel()
 	s := pgtest.Start(t, pgtest.NoSync())
 	url := s.CreateDatabase(t, "imp")
-	o := tpccImportOptions{urls: []string{url}, warehouses: 1, seed: 1, fks: true, partitions: 1,
-		strategy: "replication", dataLoader: "COPY", concurrency: 2}
+	o := ImportArgs{URLs: []string{url}, Warehouses: 1, Seed: 1, FKs: true, Partitions: 1,
+		Strategy: "replication", DataLoader: "COPY", Concurrency: 2}
 	var out, errOut bytes.Buffer
-	if err := tpccImport(context.Background(), o, &out, &errOut); err != nil {
+	if err := o.Run(context.Background(), &out, &errOut, false); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	// Not a terminal: the progress is plain lines, the last with the

@@ -1,4 +1,4 @@
-package main
+package cliargs
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// reorderArgs lets flags follow the plan, run directory or other
+// Reorder lets flags follow the plan, run directory or other
 // arguments (`benchrig run PLAN --dry-run`): urfave/cli v2, like Go's flag
 // package, stops parsing flags at the first argument, so the flags of
 // every command level are moved before that level's arguments. A global
@@ -19,7 +19,7 @@ import (
 // is left as it is: urfave reads it from the last position.
 //
 // This is the only place argv is rearranged; the tests name every case.
-func reorderArgs(app *cli.App, args []string) []string {
+func Reorder(app *cli.App, args []string) []string {
 	if len(args) < 2 || args[len(args)-1] == "--generate-bash-completion" {
 		return args
 	}

@@ -1,0 +1,185 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/internal/redact"
+)
+
+// UsageError is an invocation of the driver's commands that cannot be
+// carried out as given: a flag out of range, or flags that contradict
+// the database (ErrMismatch, ErrNoMeta, ErrNotLoaded). The command line
+// maps it to its usage exit code.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// usage marks errors caused by the invocation as *UsageError; others keep
+// their classification (an interrupted load is still an interruption).
+func usage(err error) error {
+	if errors.Is(err, ErrMismatch) || errors.Is(err, ErrNoMeta) || errors.Is(err, ErrNotLoaded) {
+		return &UsageError{err}
+	}
+	return err
+}
+
+// Target is what the data commands (init, load, check) connect to: the
+// URLs, and the dialect ("auto", "" or a name; auto asks the server).
+type Target struct {
+	URLs    []string
+	Dialect string
+}
+
+// connect connects to the first URL and resolves the dialect.
+func (t Target) connect(ctx context.Context) (*pgx.Conn, Dialect, error) {
+	if len(t.URLs) == 0 {
+		return nil, 0, &UsageError{errors.New("no connection URL given (e.g. postgres://user@host:5432/tpcc)")}
+	}
+	var d Dialect
+	if t.Dialect != "" && t.Dialect != "auto" {
+		var err error
+		if d, err = ParseDialect(t.Dialect); err != nil {
+			return nil, 0, &UsageError{fmt.Errorf("--dialect: %w", err)}
+		}
+	}
+	conn, err := pgx.Connect(ctx, t.URLs[0])
+	if err != nil {
+		return nil, 0, fmt.Errorf("connect %s: %w", redact.URL(t.URLs[0]), err)
+	}
+	if t.Dialect == "" || t.Dialect == "auto" {
+		if d, err = DetectDialect(ctx, conn); err != nil {
+			conn.Close(ctx)
+			return nil, 0, err
+		}
+	}
+	return conn, d, nil
+}
+
+// InitArgs are `benchrig tpcc init`'s flags, written straight in.
+type InitArgs struct {
+	Target
+	Warehouses int
+	Seed       uint64
+	Partitions int
+	Strategy   string // replication or leases
+	Zones      string // comma-separated, one per partition
+	Drop, FKs  bool
+}
+
+// Run creates the database if missing and the schema, then prints the
+// summary line (generator version, seed, C-Load) to w.
+func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
+	strategy, err := ParsePartitionStrategy(a.Strategy)
+	if err != nil {
+		return &UsageError{fmt.Errorf("--partition-strategy: %w", err)}
+	}
+	var zones []string
+	if a.Zones != "" {
+		for _, z := range strings.Split(a.Zones, ",") {
+			zones = append(zones, strings.TrimSpace(z))
+		}
+	}
+	if _, err := NewPartitions(a.Warehouses, a.Warehouses, max(a.Partitions, 1)); err != nil {
+		return &UsageError{err}
+	}
+	if len(a.URLs) > 0 {
+		if err := CreateDatabase(ctx, a.URLs[0]); err != nil {
+			return fmt.Errorf("tpcc init: %w", err)
+		}
+	}
+	conn, d, err := a.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("tpcc init: %w", err)
+	}
+	defer conn.Close(context.Background())
+	version, err := ServerGeneratorVersion(ctx, conn, d)
+	if err != nil {
+		return fmt.Errorf("tpcc init: %w", err)
+	}
+	err = Init(ctx, conn, InitOptions{Warehouses: a.Warehouses, Seed: a.Seed, Dialect: d,
+		Partitions: a.Partitions, Strategy: strategy, Zones: zones, Drop: a.Drop, Version: version, FKs: a.FKs})
+	if err != nil {
+		return usage(fmt.Errorf("tpcc init: %w", err))
+	}
+	m, err := ReadMeta(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("tpcc init: %w", err)
+	}
+	fmt.Fprintln(w, InitSummary(d, version, m))
+	return nil
+}
+
+// LoadArgs are `benchrig tpcc load`'s flags. To is inclusive, as the
+// flag is; ToSet and SeedSet say whether those flags were given.
+type LoadArgs struct {
+	Target
+	Warehouses, From, To int
+	ToSet                bool
+	Concurrency          int
+	Seed                 uint64
+	SeedSet              bool
+	FKs                  bool
+}
+
+// Run loads the missing warehouses of From..To with progress on w
+// (redrawn in place when terminal), then prints the load's summary.
+func (a LoadArgs) Run(ctx context.Context, w io.Writer, terminal bool) error {
+	if a.Concurrency < 1 {
+		return &UsageError{errors.New("--concurrency must be at least 1")}
+	}
+	if a.From < 0 || (a.ToSet && a.To < a.From) {
+		return &UsageError{fmt.Errorf("--from %d --to %d: want 0 <= from <= to", a.From, a.To)}
+	}
+	to := 0 // the last warehouse
+	if a.ToSet {
+		to = a.To + 1 // LoadOptions.To is exclusive
+	}
+	conn, d, err := a.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("tpcc load: %w", err)
+	}
+	conn.Close(ctx)
+	lo := LoadOptions{Warehouses: a.Warehouses, From: a.From, To: to, Concurrency: a.Concurrency,
+		Dialect: d, FKs: a.FKs, Progress: w, ProgressTerminal: terminal}
+	if a.SeedSet {
+		lo.Seed = &a.Seed
+	}
+	st, err := Load(ctx, URLConnector(a.URLs), lo)
+	if err != nil {
+		return usage(fmt.Errorf("tpcc load: %w", err))
+	}
+	fmt.Fprintln(w, st)
+	return nil
+}
+
+// CheckArgs are `benchrig tpcc check`'s flags.
+type CheckArgs struct {
+	Target
+	Warehouses int
+	Expensive  bool
+}
+
+// Run checks the consistency conditions, a line each on w; a violation
+// is an error IsViolation recognises.
+func (a CheckArgs) Run(ctx context.Context, w io.Writer) error {
+	conn, d, err := a.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("tpcc check: %w", err)
+	}
+	defer conn.Close(context.Background())
+	_, err = Check(ctx, conn, CheckOptions{Expensive: a.Expensive, Warehouses: a.Warehouses, Dialect: d, Out: w})
+	if err != nil && !IsViolation(err) {
+		return usage(fmt.Errorf("tpcc check: %w", err))
+	}
+	if err != nil {
+		return fmt.Errorf("tpcc check: %w", err)
+	}
+	return nil
+}
