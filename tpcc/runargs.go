@@ -27,7 +27,7 @@ type RunArgs struct {
 	Outputs                      RunOutputs
 	PrometheusPort               int
 	TolerateErrors               bool
-	NoVerdict                    bool // report the audit, judge nothing
+	NoVerdict                    bool   // report the audit, judge nothing
 	StartAt                      string // RFC 3339
 	DisplayEvery                 time.Duration
 	RunSeed                      uint64
