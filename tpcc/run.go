@@ -353,6 +353,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 			iso = pgx.Serializable
 		}
 	}
+	// Under SSI a sequential scan locks its whole relation (issue 22).
+	indexPlans := dialect == Postgres && iso == pgx.Serializable
 	rw := pgx.TxOptions{IsoLevel: iso}
 	ro := pgx.TxOptions{IsoLevel: iso, AccessMode: pgx.ReadOnly}
 	seedRand := NewRand(cfg.Seed, 0)
@@ -374,7 +376,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	var startDelay time.Duration
 	if cfg.benchOnlyWarm {
 		warmW := func(stream uint64) *worker {
-			return newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
+			w := newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
+			w.indexPlans = indexPlans
+			return w
 		}
 		if err := warmConnections(ctx, pools, perURL, pl.homes, warmW); err != nil {
 			return nil, fmt.Errorf("tpcc run: warm connections: %w", err)
@@ -434,7 +438,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	g, gctx := errgroup.WithContext(runCtx)
 	newW := func(stream uint64) *worker {
-		return newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
+		w := newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
+		w.indexPlans = indexPlans
+		return w
 	}
 	stop := make(chan struct{})
 	ex := &executors{cfg: &cfg, pl: pl, pools: pools, g: g, ctx: gctx, newWorker: newW, account: account}
