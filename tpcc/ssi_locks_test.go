@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,5 +134,90 @@ func TestSerializableLocksRows(t *testing.T) {
 	}
 	if samples < 10 || seen["warehouse/tuple"] == 0 {
 		t.Errorf("%d samples, %v: the run's row locks on warehouse were never seen", samples, seen)
+	}
+}
+
+// TestRetryKeepsPreparedStatements: a transaction retried after a
+// serialization failure reuses its connection's prepared statements. pgx's
+// statement cache forgets every statement of a failed batch and prepares
+// it again (a new prepare_time in pg_prepared_statements); the worker's
+// statements are prepared by name once per connection (worker.prepare),
+// which a failure does not undo.
+func TestRetryKeepsPreparedStatements(t *testing.T) {
+	if err := pgtest.Available(); err != nil {
+		t.Skipf("no PostgreSQL: %v", err)
+	}
+	srv := pgtest.Start(t, pgtest.NoSync())
+	url := srv.NewDatabase(t)
+	ctx := context.Background()
+	other, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	if err := Init(ctx, other, InitOptions{Warehouses: 1, Seed: 42, Dialect: Postgres}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec(ctx, `INSERT INTO warehouse (w_id, w_tax) VALUES (0, 0.1);
+INSERT INTO district (d_w_id, d_id, d_tax, d_next_o_id) VALUES (0, 1, 0.1, 3001)`); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement // the run's (openPools)
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var cnt atomic.Pointer[counters]
+	cnt.Store(newCounters(1))
+	w := newWorker(NewRand(1, 1), Constants{}, 1, RetryPolicy{}, pgx.TxOptions{IsoLevel: pgx.RepeatableRead},
+		pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, &cnt)
+	prepared := func() time.Time {
+		var at time.Time
+		if err := conn.QueryRow(ctx, `SELECT prepare_time FROM pg_prepared_statements WHERE statement = $1`, noDistrictSQL).Scan(&at); err != nil {
+			t.Fatalf("the district upsert is not prepared: %v", err)
+		}
+		return at
+	}
+	// Attempt 1 reads (taking its snapshot), then another session commits
+	// a change of the district row, then attempt 1's upsert of that row
+	// fails with 40001; attempt 2 commits.
+	attempts := 0
+	upsert := func(tx *pipeTx) error {
+		attempts++
+		var b pgx.Batch
+		b.Queue(noItemSQL, []int32{1})
+		if err := tx.send(ctx, &b, false); err != nil {
+			return err
+		}
+		if attempts == 1 {
+			if _, err := other.Exec(ctx, `UPDATE district SET d_ytd = 1 WHERE d_w_id = 0 AND d_id = 1`); err != nil {
+				return err
+			}
+		}
+		var b2 pgx.Batch
+		b2.Queue(noDistrictSQL, int32(0), int32(1))
+		return tx.send(ctx, &b2, true)
+	}
+	w.txn = NewOrderTxn
+	attempts = 1 // a first transaction without conflict
+	if _, err := w.inPipe(ctx, pinnedConn{conn}, w.rwBegin, upsert); err != nil {
+		t.Fatal(err)
+	}
+	before := prepared()
+	attempts = 0
+	retries, err := w.inPipe(ctx, pinnedConn{conn}, w.rwBegin, upsert)
+	if err != nil || retries != 1 {
+		t.Fatalf("%d retries, %v; want one retry after a 40001", retries, err)
+	}
+	if after := prepared(); !after.Equal(before) {
+		t.Errorf("the district upsert was prepared again after the serialization failure (%v, then %v)", before, after)
+	}
+	if cnt.Load().retryWork[NewOrderTxn].Load() == 0 {
+		t.Error("the failed attempt's time was not counted")
 	}
 }

@@ -61,6 +61,7 @@ type worker struct {
 	// access path decides its predicate locks' granularity, so read-write
 	// transactions ask for index scans (indexPlansSQL; issue 22).
 	indexPlans bool
+	txn        TxnType // the transaction exec runs, for retry's cost counters
 	cnt        *atomic.Pointer[counters]
 
 	no        newOrderScratch
@@ -92,6 +93,7 @@ func (w *worker) otherWarehouse(home int32) int32 {
 
 // exec runs one transaction of type t for a terminal at home.
 func (w *worker) exec(ctx context.Context, db connPool, t TxnType, home warehouseDistrict) (retries int, err error) {
+	w.txn = t
 	switch t {
 	case NewOrderTxn:
 		return w.newOrder(ctx, db, home)
@@ -187,6 +189,9 @@ func (w *worker) inPipe(ctx context.Context, db connPool, begin string, fn func(
 			return fmt.Errorf("acquire connection: %w", err)
 		}
 		defer release()
+		if err := w.prepare(ctx, c); err != nil {
+			return err
+		}
 		p := &pipeTx{conn: c, begin: begin}
 		if w.indexPlans && begin == w.rwBegin {
 			p.setup = indexPlansSQL
@@ -206,12 +211,58 @@ func (w *worker) inPipe(ctx context.Context, db connPool, begin string, fn func(
 	})
 }
 
+// preparedKey marks a connection whose statements prepare made.
+const preparedKey = "benchrig.tpcc.prepared"
+
+// prepare makes every statement of the pipelined transactions a named
+// prepared statement of c, once per connection, when c prepares
+// statements (--method prepare, pgx's QueryExecModeCacheStatement).
+// pgx's statement cache would prepare them on first use too, but it
+// forgets every statement of a batch that failed — a serialization
+// failure included — and prepares them again on the next attempt: a
+// retried transaction paid a Parse/Describe round of all its statements
+// (issue 22). Statements prepared by name are never invalidated so.
+func (w *worker) prepare(ctx context.Context, c *pgx.Conn) error {
+	if c.Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
+		return nil
+	}
+	data := c.PgConn().CustomData()
+	if data[preparedKey] != nil {
+		return nil
+	}
+	for _, sql := range w.statements() {
+		if _, err := c.Prepare(ctx, sql, sql); err != nil {
+			return fmt.Errorf("prepare %.40q...: %w", sql, err)
+		}
+	}
+	data[preparedKey] = true
+	return nil
+}
+
+// statements are the statements the five pipelined transactions send.
+func (w *worker) statements() []string {
+	s := []string{w.rwBegin, w.roBegin, "COMMIT",
+		noDistrictSQL, noCustomerSQL, noItemSQL, noOrderSQL, noNewOrderSQL, noStockUpdateSQL, noOrderLineSQL,
+		payByNameSQL, payWarehouseDistrictSQL, payCustomerSQL,
+		osByNameSQL, osCustomerSQL, osOrderSQL, osLinesSQL,
+		delOldestSQL, delNewOrderSQL, delOrderSQL, delLinesSQL, delCustomerSQL,
+		stockLevelSQL}
+	s = append(s, w.stockSQL[1:]...)
+	if w.indexPlans {
+		s = append(s, indexPlansSQL)
+	}
+	return s
+}
+
 // counters are the run's tallies for the audit (clause 9.2). They are
 // swapped for a fresh set at the end of the ramp, so only the measurement
 // interval is audited.
 type counters struct {
 	done, errors, retries [numTxnTypes]atomic.Int64
 	gaveUp                [numTxnTypes]atomic.Int64 // errors that are exhausted retry budgets
+	// What retries cost, in nanoseconds: the failed attempts' time and
+	// the backoff sleeps (both inside the retried transactions' latency).
+	retryWork, retryBackoff [numTxnTypes]atomic.Int64
 
 	noRollbacks, noLines, noRemoteLines atomic.Int64
 	noOLCnt                             [16]atomic.Int64 // by O_OL_CNT, 5..15
