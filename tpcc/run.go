@@ -92,10 +92,14 @@ type RunResult struct {
 	Errors     [numTxnTypes]int64
 	Retries    [numTxnTypes]int64 // retried 40001/40P01 aborts
 	GaveUp     [numTxnTypes]int64 // transactions whose retry budget ran out (also in Errors)
-	Isolation  pgx.TxIsoLevel
-	StartDelay time.Duration // how late the run started after StartAt (0 without it)
-	Audit      []AuditResult
-	Result     *histogram.Result // cumulative histograms
+	// RetryWork and RetryBackoff are what retries cost: the failed
+	// attempts' time and the backoff sleeps, summed over transactions
+	// (both are inside the retried transactions' latencies).
+	RetryWork, RetryBackoff [numTxnTypes]time.Duration
+	Isolation               pgx.TxIsoLevel
+	StartDelay              time.Duration // how late the run started after StartAt (0 without it)
+	Audit                   []AuditResult
+	Result                  *histogram.Result // cumulative histograms
 }
 
 // AuditError is returned when an audit check or the efficiency fails.
@@ -624,6 +628,8 @@ func newRunResult(final []histogram.Interval, c *counters, elapsed time.Duration
 		res.Errors[t] = c.errors[t].Load()
 		res.Retries[t] = c.retries[t].Load()
 		res.GaveUp[t] = c.gaveUp[t].Load()
+		res.RetryWork[t] = time.Duration(c.retryWork[t].Load())
+		res.RetryBackoff[t] = time.Duration(c.retryBackoff[t].Load())
 	}
 	if m := elapsed.Minutes(); m > 0 {
 		res.TpmC = float64(res.Counts[NewOrderTxn]) / m
