@@ -232,7 +232,13 @@ func (w *worker) prepare(ctx context.Context, c *pgx.Conn) error {
 	}
 	for _, sql := range w.statements() {
 		if _, err := c.Prepare(ctx, sql, sql); err != nil {
-			return fmt.Errorf("prepare %.40q...: %w", sql, err)
+			if ctx.Err() != nil || c.IsClosed() {
+				return fmt.Errorf("prepare %.40q...: %w", sql, err)
+			}
+			// A statement the server refuses (a table renamed away)
+			// stays with the statement cache: the transaction that sends
+			// it reports the error, the other types still run.
+			continue
 		}
 	}
 	data[preparedKey] = true
