@@ -88,6 +88,28 @@ func formatFinal(res *RunResult) string {
 		retries += res.Retries[t]
 	}
 	fmt.Fprintf(&b, "; total %d (%.1f per 1,000 transactions)", retries, per1000(retries, done))
+	// What they cost: failed attempts' time and backoff sleeps, summed
+	// over transactions, and that as a share of all response times.
+	var work, backoff time.Duration
+	var latency float64 // ns
+	for t := range numTxnTypes {
+		work += res.RetryWork[t]
+		backoff += res.RetryBackoff[t]
+		if res.Result == nil {
+			continue
+		}
+		if h := res.Result.Cumulative[t.String()]; h != nil {
+			latency += h.Mean() * float64(h.TotalCount())
+		}
+	}
+	if lost := work + backoff; lost > 0 {
+		pct := 0.0
+		if latency > 0 {
+			pct = 100 * min(float64(lost)/latency, 1)
+		}
+		fmt.Fprintf(&b, "; %s lost to retries (%s of it backoff), %.1f%% of response time",
+			lost.Round(time.Millisecond), backoff.Round(time.Millisecond), pct)
+	}
 	var gaveUp int64
 	for _, n := range res.GaveUp {
 		gaveUp += n

@@ -31,6 +31,8 @@ func fixedResult(t *testing.T) *RunResult {
 		res.Result.Cumulative[ty.String()] = h
 		res.Counts[ty] = counts[ty]
 		res.Retries[ty] = int64(ty) * 3
+		res.RetryWork[ty] = time.Duration(ty) * 40 * time.Millisecond
+		res.RetryBackoff[ty] = time.Duration(ty) * 10 * time.Millisecond
 	}
 	res.Errors[PaymentTxn] = 2
 	res.TpmC = float64(res.Counts[NewOrderTxn]) / el.Minutes()

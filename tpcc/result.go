@@ -70,6 +70,15 @@ type Result struct {
 	// transactions: part of the cost of a tpmC figure (run only).
 	Retries        *int64   `json:"retries,omitempty"`
 	RetriesPer1000 *float64 `json:"retries_per_1000,omitempty"`
+	// RetriesPerTxn is retries per committed transaction (issue 22), and
+	// RetryLostSeconds the time the retried transactions lost to them:
+	// failed attempts and backoff sleeps, summed over transactions;
+	// RetryLostPercent is its share of all transactions' response times
+	// (Σ mean × count). A merge sums its hosts' run results when every
+	// host has one.
+	RetriesPerTxn    *float64 `json:"retries_per_txn,omitempty"`
+	RetryLostSeconds *float64 `json:"retry_lost_s,omitempty"`
+	RetryLostPercent *float64 `json:"retry_lost_percent,omitempty"`
 
 	Transactions []Txn        `json:"transactions"`
 	Audit        []AuditCheck `json:"audit,omitempty"`
@@ -102,14 +111,19 @@ type Txn struct {
 	Retries *int64 `json:"retries"`
 	// GaveUp counts the transactions whose retry budget ran out (also in
 	// Errors; run only).
-	GaveUp *int64  `json:"gave_up,omitempty"`
-	PerSec float64 `json:"ops_per_sec"`
-	Mean   float64 `json:"mean_ms"`
-	P50    float64 `json:"p50_ms"`
-	P90    float64 `json:"p90_ms"`
-	P95    float64 `json:"p95_ms"`
-	P99    float64 `json:"p99_ms"`
-	Max    float64 `json:"max_ms"`
+	GaveUp *int64 `json:"gave_up,omitempty"`
+	// RetryLostMs is the time this type's retried transactions spent in
+	// failed attempts and backoff sleeps, summed, and RetryBackoffMs the
+	// sleeping part (run; a merge sums its hosts').
+	RetryLostMs    *float64 `json:"retry_lost_ms,omitempty"`
+	RetryBackoffMs *float64 `json:"retry_backoff_ms,omitempty"`
+	PerSec         float64  `json:"ops_per_sec"`
+	Mean           float64  `json:"mean_ms"`
+	P50            float64  `json:"p50_ms"`
+	P90            float64  `json:"p90_ms"`
+	P95            float64  `json:"p95_ms"`
+	P99            float64  `json:"p99_ms"`
+	Max            float64  `json:"max_ms"`
 }
 
 // AuditCheck is one audit check (AuditResult) as data.
@@ -185,12 +199,15 @@ func NewResult(cfg RunConfig, res *RunResult, runErr error) *Result {
 		txn := txnOf(t.String(), res.Result, res.Elapsed)
 		errs, rt, gaveUp := res.Errors[t], res.Retries[t], res.GaveUp[t]
 		txn.Errors, txn.Retries, txn.GaveUp = &errs, &rt, &gaveUp
+		lost, backoff := histogram.Millis(int64(res.RetryWork[t]+res.RetryBackoff[t])), histogram.Millis(int64(res.RetryBackoff[t]))
+		txn.RetryLostMs, txn.RetryBackoffMs = &lost, &backoff
 		r.Transactions = append(r.Transactions, txn)
 		retries += rt
 		done += res.Counts[t]
 	}
 	per := per1000(retries, done)
 	r.Retries, r.RetriesPer1000 = &retries, &per
+	r.retryTotals()
 	if res.Isolation != "" {
 		r.Isolation = string(res.Isolation)
 	}
@@ -293,40 +310,92 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 			names = append(names, n) // a name only CockroachDB's workload writes
 		}
 	}
-	errs, retries := hostCounters(paths)
+	hc := hostCounters(paths)
+	var retries, done int64
 	for _, n := range names {
 		if _, ok := m.Cumulative[n]; !ok {
 			continue
 		}
 		t := txnOf(n, m, m.Elapsed)
-		if errs != nil {
-			e, rt := errs[n], retries[n]
+		if hc != nil {
+			e, rt, lost, backoff := hc.errs[n], hc.retries[n], hc.lostMs[n], hc.backoffMs[n]
 			t.Errors, t.Retries = &e, &rt
+			if hc.costs {
+				t.RetryLostMs, t.RetryBackoffMs = &lost, &backoff
+			}
+			retries += rt
+			done += t.Count
 		}
 		r.Transactions = append(r.Transactions, t)
+	}
+	if hc != nil {
+		per := per1000(retries, done)
+		r.Retries, r.RetriesPer1000 = &retries, &per
+		if hc.costs {
+			r.retryTotals()
+		}
 	}
 	return r, m, nil
 }
 
-// hostCounters sums the errors and retries of the run results next to
-// the histogram files; nil unless every file has one.
-func hostCounters(paths []string) (errs, retries map[string]int64) {
-	errs, retries = map[string]int64{}, map[string]int64{}
+// retryTotals sets the retries per committed transaction and the time
+// lost to retries from the transactions' figures.
+func (r *Result) retryTotals() {
+	var retries, done int64
+	var lostMs, latencyMs float64
+	for _, t := range r.Transactions {
+		if t.Retries != nil {
+			retries += *t.Retries
+		}
+		if t.RetryLostMs != nil {
+			lostMs += *t.RetryLostMs
+		}
+		done += t.Count
+		latencyMs += t.Mean * float64(t.Count)
+	}
+	perTxn, lostS, pct := 0.0, lostMs/1000, 0.0
+	if done > 0 {
+		perTxn = float64(retries) / float64(done)
+	}
+	if latencyMs > 0 {
+		pct = 100 * min(lostMs/latencyMs, 1)
+	}
+	r.RetriesPerTxn, r.RetryLostSeconds, r.RetryLostPercent = &perTxn, &lostS, &pct
+}
+
+// hostSums are the per-host counters of a merge, by transaction name.
+type hostSums struct {
+	errs, retries     map[string]int64
+	lostMs, backoffMs map[string]float64
+	costs             bool // every host's result has the retry costs
+}
+
+// hostCounters sums the errors, retries and retry costs of the run
+// results next to the histogram files; nil unless every file has one.
+func hostCounters(paths []string) *hostSums {
+	s := &hostSums{errs: map[string]int64{}, retries: map[string]int64{},
+		lostMs: map[string]float64{}, backoffMs: map[string]float64{}, costs: true}
 	for _, p := range paths {
 		hr, err := ReadResult(ResultFileFor(p))
 		if err != nil || hr.Kind != KindRun {
-			return nil, nil
+			return nil
 		}
 		for _, t := range hr.Transactions {
 			if t.Errors != nil {
-				errs[t.Name] += *t.Errors
+				s.errs[t.Name] += *t.Errors
 			}
 			if t.Retries != nil {
-				retries[t.Name] += *t.Retries
+				s.retries[t.Name] += *t.Retries
 			}
+			if t.RetryLostMs == nil || t.RetryBackoffMs == nil {
+				s.costs = false // an older result
+				continue
+			}
+			s.lostMs[t.Name] += *t.RetryLostMs
+			s.backoffMs[t.Name] += *t.RetryBackoffMs
 		}
 	}
-	return errs, retries
+	return s
 }
 
 // series is tpmC per second: New-Order ticks of every host binned by the

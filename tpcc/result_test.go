@@ -130,7 +130,9 @@ func TestMergeFiles(t *testing.T) {
 		run := &Result{Header: result.New(KindRun)}
 		for ty := range numTxnTypes {
 			e, r := int64(k), int64(10*k+int(ty))
-			run.Transactions = append(run.Transactions, Txn{Name: ty.String(), Errors: &e, Retries: &r})
+			lost, backoff := float64(100*k+10*int(ty)), float64(10*k+int(ty))
+			run.Transactions = append(run.Transactions, Txn{Name: ty.String(), Errors: &e, Retries: &r,
+				RetryLostMs: &lost, RetryBackoffMs: &backoff})
 		}
 		if err := WriteResult(ResultFileFor(path), run); err != nil {
 			t.Fatal(err)
@@ -150,6 +152,12 @@ func TestMergeFiles(t *testing.T) {
 	}
 	if no := r.Transactions[0]; no.Name != "newOrder" || no.Count != 180 || *no.Errors != 1 || *no.Retries != 10 || no.P50 < 19 || no.P50 > 21 {
 		t.Errorf("newOrder %+v", no)
+	}
+	// Retry costs are summed over the hosts: newOrder 0 + 100 ms, all
+	// types 2 × (0+10+20+30+40) + 100 × 5 = 700 ms.
+	if no := r.Transactions[0]; no.RetryLostMs == nil || *no.RetryLostMs != 100 || *no.RetryBackoffMs != 10 ||
+		r.RetryLostSeconds == nil || *r.RetryLostSeconds != 0.7 || r.RetriesPerTxn == nil || *r.Retries != 70 {
+		t.Errorf("retry costs: newOrder %v/%v ms, total %v s, %v retries; want 100/10 ms, 0.7 s, 70", no.RetryLostMs, no.RetryBackoffMs, r.RetryLostSeconds, r.Retries)
 	}
 	for i, f := range r.Files {
 		r.Files[i] = filepath.Base(f) // the golden without the temporary directory

@@ -13,13 +13,20 @@ import (
 // RetryPolicy says how a transaction that the database aborted with a
 // serialization failure or a deadlock (SQLSTATE 40001, 40P01) is retried.
 //
-// Retrying at once, as the driver first did, turns contention into a
-// stampede: the same transactions collide again within microseconds and a
-// New-Order used up 100 retries in 0.6 s on a serializable PostgreSQL.
-// CockroachDB's client libraries advise capped exponential backoff with
-// jitter instead; this is "full jitter": before retry n the worker sleeps
-// a uniform random time in [0, min(MaxBackoff, BaseBackoff·2^(n-1))), so
-// colliding transactions spread out and the expected wait stays bounded.
+// The first retry is immediate; backoff starts at the second. A
+// serialization failure usually means the transaction that won has
+// committed already (PostgreSQL's first-updater-wins reports it once the
+// winner commits, SSI once a conflict cycle is closed), so the retry finds
+// the row free and, with its new snapshot, sees the winner's write:
+// sleeping first only added latency and left the worker idle (issue 22
+// measured the machine half idle, workers asleep in backoff). A second
+// failure of the same transaction means a hot spot others keep hitting,
+// and retrying at once each time turned contention into a stampede (issue
+// 14: a New-Order used up 100 retries in 0.6 s on a serializable
+// PostgreSQL), so from then on capped exponential backoff with "full
+// jitter": before retry n ≥ 2 the worker sleeps a uniform random time in
+// [0, min(MaxBackoff, BaseBackoff·2^(n-2))), so colliding transactions
+// spread out and the expected wait stays bounded.
 // A transaction gives up when either budget is spent: Retries attempts or
 // Budget of wall time since its first attempt (whichever comes first), and
 // the error says so.
@@ -72,10 +79,14 @@ func (p RetryPolicy) validate() error {
 }
 
 // backoffCeiling is the upper bound of the sleep before retry n (1-based):
-// BaseBackoff·2^(n-1), capped at MaxBackoff (without overflowing).
+// 0 for the first, then BaseBackoff·2^(n-2), capped at MaxBackoff (without
+// overflowing).
 func (p RetryPolicy) backoffCeiling(n int) time.Duration {
+	if n <= 1 {
+		return 0
+	}
 	d := p.BaseBackoff
-	for i := 1; i < n && d < p.MaxBackoff; i++ {
+	for i := 2; i < n && d < p.MaxBackoff; i++ {
 		d *= 2
 	}
 	return min(d, p.MaxBackoff)
@@ -108,18 +119,23 @@ func (e *RetriesExhaustedError) Unwrap() error { return e.Err }
 
 // retry re-runs fn while it fails with a serialization failure or a
 // deadlock, which are the database asking for a retry, not errors of the
-// run; they are counted separately. fn must not hold a connection across
-// calls: the backoff sleeps without one, so in wait mode other terminals
-// use the connection meanwhile.
+// run; they are counted separately, and so is their cost: the time of
+// the failed attempts (work done again) and of the backoff sleeps, per
+// transaction type (w.txn). fn must not hold a connection across calls:
+// the backoff sleeps without one, so in wait mode other terminals use the
+// connection meanwhile.
 func (w *worker) retry(ctx context.Context, fn func() error) (retries int, err error) {
 	p := w.retryPolicy
 	start := time.Now()
+	attempt := start
 	for {
 		err = fn()
 		if err == nil || !Retryable(err) || ctx.Err() != nil {
 			return retries, err
 		}
-		elapsed := time.Since(start)
+		now := time.Now()
+		w.retryCost(now.Sub(attempt), 0)
+		elapsed := now.Sub(start)
 		if p.None || retries >= p.Retries || elapsed >= p.Budget {
 			return retries, &RetriesExhaustedError{Retries: retries, Elapsed: elapsed, Err: err}
 		}
@@ -136,8 +152,21 @@ func (w *worker) retry(ctx context.Context, fn func() error) (retries int, err e
 				t.Stop()
 				return retries, err
 			}
+			w.retryCost(0, d)
 		}
+		attempt = time.Now()
 	}
+}
+
+// retryCost adds a failed attempt's time or a backoff to the run's
+// counters of the transaction type being run.
+func (w *worker) retryCost(work, backoff time.Duration) {
+	if w.cnt == nil {
+		return // a bare worker (unit tests)
+	}
+	c := w.counters()
+	c.retryWork[w.txn].Add(int64(work))
+	c.retryBackoff[w.txn].Add(int64(backoff))
 }
 
 // Retryable reports whether err is a serialization failure (40001) or a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,8 +17,8 @@ func TestBackoffCeiling(t *testing.T) {
 		n    int
 		want time.Duration
 	}{
-		{1, 2 * time.Millisecond}, {2, 4 * time.Millisecond}, {3, 8 * time.Millisecond},
-		{8, 256 * time.Millisecond}, {9, 500 * time.Millisecond}, {100, 500 * time.Millisecond},
+		{1, 0}, {2, 2 * time.Millisecond}, {3, 4 * time.Millisecond}, {4, 8 * time.Millisecond},
+		{9, 256 * time.Millisecond}, {10, 500 * time.Millisecond}, {100, 500 * time.Millisecond},
 		{1 << 30, 500 * time.Millisecond},
 	} {
 		if got := p.backoffCeiling(tc.n); got != tc.want {
@@ -28,7 +29,7 @@ func TestBackoffCeiling(t *testing.T) {
 	var sum time.Duration
 	const draws = 20000
 	for range draws {
-		d := p.backoff(3)
+		d := p.backoff(4)
 		if d < 0 || d >= 8*time.Millisecond {
 			t.Fatalf("backoff %v outside [0, 8ms)", d)
 		}
@@ -103,13 +104,66 @@ func TestRetryStopsOnSuccessAndOtherErrors(t *testing.T) {
 	if r, err := w.retry(context.Background(), func() error { return other }); r != 0 || err != other {
 		t.Errorf("non-retryable: %d retries, %v", r, err)
 	}
-	// A backoff drawn below an hour: cancellation must end it.
+	// The first retry is immediate, the second waits a backoff drawn
+	// below an hour: cancellation must end it.
 	w.retryPolicy = RetryPolicy{BaseBackoff: time.Hour, MaxBackoff: time.Hour}.normalize()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	r, err := w.retry(ctx, func() error { return &pgconn.PgError{Code: "40001"} })
-	if took := time.Since(start); took > 5*time.Second || r != 1 || !Retryable(err) {
+	if took := time.Since(start); took > 5*time.Second || r != 2 || !Retryable(err) {
 		t.Errorf("cancelled backoff: %d retries, %v after %v", r, err, took)
+	}
+}
+
+// TestRetryFirstImmediateAndCosted: one conflict is retried at once even
+// with an hour of base backoff; the failed attempts' time and the
+// backoffs are counted per transaction type.
+func TestRetryFirstImmediateAndCosted(t *testing.T) {
+	var cnt atomic.Pointer[counters]
+	cnt.Store(newCounters(1))
+	w := &worker{retryPolicy: RetryPolicy{BaseBackoff: time.Hour, MaxBackoff: time.Hour}.normalize(), cnt: &cnt, txn: PaymentTxn}
+	n := 0
+	start := time.Now()
+	retries, err := w.retry(context.Background(), func() error {
+		n++
+		if n == 1 {
+			time.Sleep(20 * time.Millisecond) // the failed attempt's work
+			return &pgconn.PgError{Code: "40001"}
+		}
+		return nil
+	})
+	if took := time.Since(start); retries != 1 || err != nil || took > 10*time.Second {
+		t.Fatalf("one conflict: %d retries, %v after %v; want 1 retry at once", retries, err, took)
+	}
+	c := cnt.Load()
+	if work := time.Duration(c.retryWork[PaymentTxn].Load()); work < 20*time.Millisecond || work > 10*time.Second {
+		t.Errorf("failed attempt's time counted %v, want >= 20ms", work)
+	}
+	if b := c.retryBackoff[PaymentTxn].Load(); b != 0 {
+		t.Errorf("backoff counted %v before the first retry, want 0", time.Duration(b))
+	}
+	if o := c.retryWork[NewOrderTxn].Load(); o != 0 {
+		t.Errorf("another type's retry time %v, want 0", time.Duration(o))
+	}
+
+	// Two conflicts: the second retry sleeps, and the sleep is counted.
+	w.retryPolicy = RetryPolicy{BaseBackoff: 20 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}.normalize()
+	n = 0
+	for c.retryBackoff[PaymentTxn].Load() == 0 && n < 1000 {
+		k := 0
+		if _, err := w.retry(context.Background(), func() error {
+			k++
+			n++
+			if k <= 2 {
+				return &pgconn.PgError{Code: "40001"}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b := time.Duration(c.retryBackoff[PaymentTxn].Load()); b <= 0 || b >= 20*time.Millisecond*time.Duration(n) {
+		t.Errorf("backoff counted %v over %d calls, want in (0, 20ms each)", b, n)
 	}
 }

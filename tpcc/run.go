@@ -112,10 +112,14 @@ type RunResult struct {
 	Errors             [numTxnTypes]int64
 	Retries            [numTxnTypes]int64 // retried 40001/40P01 aborts
 	GaveUp             [numTxnTypes]int64 // transactions whose retry budget ran out (also in Errors)
-	Isolation          pgx.TxIsoLevel
-	StartDelay         time.Duration // how late the run started after StartAt (0 without it)
-	Audit              []AuditResult
-	Result             *histogram.Result // cumulative histograms
+	// RetryWork and RetryBackoff are what retries cost: the failed
+	// attempts' time and the backoff sleeps, summed over transactions
+	// (both are inside the retried transactions' latencies).
+	RetryWork, RetryBackoff [numTxnTypes]time.Duration
+	Isolation               pgx.TxIsoLevel
+	StartDelay              time.Duration // how late the run started after StartAt (0 without it)
+	Audit                   []AuditResult
+	Result                  *histogram.Result // cumulative histograms
 }
 
 // AuditError is returned when an audit check or the efficiency fails.
@@ -380,6 +384,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 			iso = pgx.Serializable
 		}
 	}
+	// Under SSI a sequential scan locks its whole relation (issue 22).
+	indexPlans := dialect == Postgres && iso == pgx.Serializable
 	rw := pgx.TxOptions{IsoLevel: iso}
 	ro := pgx.TxOptions{IsoLevel: iso, AccessMode: pgx.ReadOnly}
 	seedRand := NewRand(cfg.Seed, 0)
@@ -405,7 +411,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	var startDelay time.Duration
 	if cfg.benchOnlyWarm {
 		warmW := func(stream uint64) *worker {
-			return newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
+			w := newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
+			w.indexPlans = indexPlans
+			return w
 		}
 		if err := warmConnections(ctx, pools, perURL, pl.homes, warmW); err != nil {
 			return nil, fmt.Errorf("tpcc run: warm connections: %w", err)
@@ -465,7 +473,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	g, gctx := errgroup.WithContext(runCtx)
 	newW := func(stream uint64) *worker {
-		return newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
+		w := newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
+		w.indexPlans = indexPlans
+		return w
 	}
 	stop := make(chan struct{})
 	ex := &executors{cfg: &cfg, pl: pl, pools: pools, g: g, ctx: gctx, newWorker: newW, account: account, prof: prof}
@@ -654,6 +664,8 @@ func newRunResult(final []histogram.Interval, c *counters, elapsed time.Duration
 		res.Errors[t] = c.errors[t].Load()
 		res.Retries[t] = c.retries[t].Load()
 		res.GaveUp[t] = c.gaveUp[t].Load()
+		res.RetryWork[t] = time.Duration(c.retryWork[t].Load())
+		res.RetryBackoff[t] = time.Duration(c.retryBackoff[t].Load())
 	}
 	if m := elapsed.Minutes(); m > 0 {
 		res.TpmC = float64(res.Counts[NewOrderTxn]) / m

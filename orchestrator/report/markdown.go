@@ -61,6 +61,10 @@ func markdown(r *Report, plots, hostPlots []string) string {
 		for _, o := range res.Ops {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", Escape(o.Name), o.Count, count(o.Errors), count(o.Retries), o.PerSec, o.P50, o.P90, o.P95, o.P99, o.Max)
 		}
+		if res.RetriesPerTxn != nil && res.RetryLostSeconds != nil && res.RetryLostPercent != nil {
+			fmt.Fprintf(&b, "\nRetries (serialization failures and deadlocks): %.3f per committed transaction; %.1f s lost to them (failed attempts and backoff, summed over transactions), %.1f %% of response time.\n",
+				*res.RetriesPerTxn, *res.RetryLostSeconds, *res.RetryLostPercent)
+		}
 		fmt.Fprintf(&b, "\nMerged from: %s\n\n", Escape(strings.Join(res.Files, ", ")))
 		writeHosts(&b, res.Hosts)
 	} else if len(r.Rounds) == 0 {

@@ -163,8 +163,14 @@ type Result struct {
 	// not judged, whatever Pass says.
 	Judged   bool     `json:"judged"`
 	Failures []string `json:"failures,omitempty"`
-	Ops      []Op     `json:"operations"`
-	Files    []string `json:"files"`
+	// What retries cost (issue 22): retries per committed transaction and
+	// the time lost to them, from the hosts' result files (nil unless
+	// every host's has them).
+	RetriesPerTxn    *float64 `json:"retries_per_txn,omitempty"`
+	RetryLostSeconds *float64 `json:"retry_lost_s,omitempty"`
+	RetryLostPercent *float64 `json:"retry_lost_percent,omitempty"`
+	Ops              []Op     `json:"operations"`
+	Files            []string `json:"files"`
 	// Hosts are the workload hosts' own results of this run, from their
 	// result files.
 	Hosts []HostRun `json:"hosts,omitempty"`
@@ -196,14 +202,15 @@ type Op struct {
 	Count int64  `json:"count"`
 	// Errors and Retries sum the hosts' result files; null when one is
 	// missing.
-	Errors  *int64  `json:"errors"`
-	Retries *int64  `json:"retries"`
-	PerSec  float64 `json:"ops_per_sec"`
-	P50     float64 `json:"p50_ms"`
-	P90     float64 `json:"p90_ms"`
-	P95     float64 `json:"p95_ms"`
-	P99     float64 `json:"p99_ms"`
-	Max     float64 `json:"max_ms"`
+	Errors      *int64   `json:"errors"`
+	Retries     *int64   `json:"retries"`
+	RetryLostMs *float64 `json:"retry_lost_ms,omitempty"`
+	PerSec      float64  `json:"ops_per_sec"`
+	P50         float64  `json:"p50_ms"`
+	P90         float64  `json:"p90_ms"`
+	P95         float64  `json:"p95_ms"`
+	P99         float64  `json:"p99_ms"`
+	Max         float64  `json:"max_ms"`
 }
 
 // HostAudit holds a workload host's audit checks.

@@ -119,7 +119,9 @@ func hostResult(k int) *tpcc.Result {
 		}}
 	for _, name := range histogram.TPCCNames() {
 		errs, retries := int64(k), int64(2*k)
-		r.Transactions = append(r.Transactions, tpcc.Txn{Name: name, Errors: &errs, Retries: &retries})
+		lost, backoff := float64(250*k), float64(50*k)
+		r.Transactions = append(r.Transactions, tpcc.Txn{Name: name, Errors: &errs, Retries: &retries,
+			RetryLostMs: &lost, RetryBackoffMs: &backoff})
 	}
 	return r
 }
@@ -188,6 +190,11 @@ func TestReport(t *testing.T) {
 	}
 	if no := r.Result.Ops[0]; no.Errors == nil || *no.Errors != 1 || *no.Retries != 2 {
 		t.Errorf("newOrder errors %v retries %v, want 0+1 and 0+2 from the hosts' results", no.Errors, no.Retries)
+	}
+	// Retry costs: 0 + 250 ms per type, 5 types.
+	if no := r.Result.Ops[0]; no.RetryLostMs == nil || *no.RetryLostMs != 250 || r.Result.RetryLostSeconds == nil ||
+		*r.Result.RetryLostSeconds != 1.25 || r.Result.RetriesPerTxn == nil || r.Result.RetryLostPercent == nil {
+		t.Errorf("retry costs: newOrder %v ms, %v s lost, %v per txn; want 250 ms, 1.25 s", no.RetryLostMs, r.Result.RetryLostSeconds, r.Result.RetriesPerTxn)
 	}
 	if len(r.Audit) != 2 || r.Audit[1].Checks[1].Max == nil || *r.Audit[1].Checks[1].Max != 5000 {
 		t.Errorf("audit %+v", r.Audit)

@@ -115,9 +115,10 @@ func sorted(xs []string) []string {
 // fromMerged is the report's view of a merged result.
 func fromMerged(m *tpcc.Result, files []string) *Result {
 	res := &Result{Warehouses: m.EfficiencyWarehouses, Elapsed: m.ElapsedSeconds, TpmC: m.TpmC, Efficiency: m.Efficiency,
-		Pass: m.Pass, Judged: m.Judged, Failures: m.Failures, Files: files, Ops: []Op{}}
+		Pass: m.Pass, Judged: m.Judged, Failures: m.Failures, Files: files, Ops: []Op{},
+		RetriesPerTxn: m.RetriesPerTxn, RetryLostSeconds: m.RetryLostSeconds, RetryLostPercent: m.RetryLostPercent}
 	for _, t := range m.Transactions {
-		res.Ops = append(res.Ops, Op{Name: t.Name, Count: t.Count, PerSec: t.PerSec, Errors: t.Errors, Retries: t.Retries,
+		res.Ops = append(res.Ops, Op{Name: t.Name, Count: t.Count, PerSec: t.PerSec, Errors: t.Errors, Retries: t.Retries, RetryLostMs: t.RetryLostMs,
 			P50: t.P50, P90: t.P90, P95: t.P95, P99: t.P99, Max: t.Max})
 	}
 	return res
