@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -251,17 +253,36 @@ func (j Job) Tail(ctx context.Context, r Runner, n int) (string, error) {
 // executor's live output until the job ends or ctx is cancelled: this is
 // how a re-attached orchestrator watches a long run.
 func (j Job) Follow(ctx context.Context, r Runner, from int) error {
-	if err := j.check(); err != nil {
-		return err
-	}
+	_, err := j.FollowFrom(ctx, r, from)
+	return err
+}
+
+// FollowFrom is Follow that also returns the line to go on from: from
+// plus the whole lines it showed, also when the connection broke, so a
+// re-attach shows no line twice. (A line cut by the break was shown in
+// part and is shown again whole.)
+func (j Job) FollowFrom(ctx context.Context, r Runner, from int) (next int, err error) {
 	if from < 1 {
 		from = 1
 	}
-	_, err := r.Run(ctx, j.Host, Cmd{Args: []string{"sh", "-c", followJob, "sh", j.Dir, j.Name, strconv.Itoa(from)}})
-	if err != nil {
-		return fmt.Errorf("host %s: follow job %s: %w", j.Host, j.Name, err)
+	if err := j.check(); err != nil {
+		return from, err
 	}
-	return nil
+	var lines lineCounter
+	_, err = r.Run(ctx, j.Host, Cmd{Args: []string{"sh", "-c", followJob, "sh", j.Dir, j.Name, strconv.Itoa(from)}, Tap: &lines})
+	next = from + int(lines.n.Load())
+	if err != nil {
+		return next, fmt.Errorf("host %s: follow job %s: %w", j.Host, j.Name, err)
+	}
+	return next, nil
+}
+
+// lineCounter counts newlines written to it.
+type lineCounter struct{ n atomic.Int64 }
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	c.n.Add(int64(bytes.Count(p, []byte{'\n'})))
+	return len(p), nil
 }
 
 // Stop sends SIGTERM to the job's process group, and SIGKILL if it is

@@ -575,6 +575,9 @@ func (s *SSH) run(ctx context.Context, host string, c Cmd, live, held bool) (Res
 	} else {
 		sess.Stdout, sess.Stderr = outTail, errTail
 	}
+	if c.Tap != nil {
+		sess.Stdout = io.MultiWriter(sess.Stdout, c.Tap)
+	}
 	if stdin != "" {
 		sess.Stdin = strings.NewReader(stdin)
 	}
