@@ -132,10 +132,15 @@ while [ ! -f "$pidf" ]; do
 done
 cat "$pidf"`
 
+// statusJob looks for the exit record again after finding the process
+// gone: a job that ended between the two looks would otherwise be "lost"
+// (and a re-attach would start it again).
 const statusJob = jobVars + `if [ ! -f "$pidf" ]; then echo none; exit 0; fi
 pid=$(cat "$pidf")
 if [ -f "$exitf" ]; then echo "exited $pid $(cat "$exitf")"; exit 0; fi
-if alive "$pid"; then echo "running $pid"; else echo "lost $pid"; fi`
+if alive "$pid"; then echo "running $pid"
+elif [ -f "$exitf" ]; then echo "exited $pid $(cat "$exitf")"
+else echo "lost $pid"; fi`
 
 // stopJob sends TERM to the job's process group (dash's kill takes no
 // "--", and a negative pid after the signal is a group), waits up to $3 tenths of

@@ -23,6 +23,7 @@ type runOptions struct {
 	identity      string
 	skipPreflight bool
 	force         bool
+	reconnect     time.Duration
 }
 
 // orchestrator is the options as orchestrator.Run and Resume take them.
@@ -36,6 +37,12 @@ func (o runOptions) orchestrator(c *cli.Context) orchestrator.Options {
 	if o.only != "" {
 		opt.Only = strings.Split(o.only, ",")
 	}
+	if c.IsSet("reconnect-budget") {
+		opt.ReconnectBudget = o.reconnect
+		if o.reconnect <= 0 {
+			opt.ReconnectBudget = -1 // 0 on the command line: no re-attach
+		}
+	}
 	if isTerminal(c.App.ErrWriter) {
 		opt.Connect.Progress = c.App.ErrWriter
 	}
@@ -48,6 +55,11 @@ func connectionFlags(o *runOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "accept-new-host-keys", Usage: "add unknown host keys to known_hosts (like StrictHostKeyChecking=accept-new); a changed key is still refused", Destination: &o.acceptNew},
 		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "private key `FILE` to offer (after ssh-agent's keys)", Destination: &o.identity},
 	}
+}
+
+// reconnectFlag is run's and resume's re-attach budget.
+func reconnectFlag(o *runOptions) cli.Flag {
+	return &cli.DurationFlag{Name: "reconnect-budget", Usage: "how long a host may stay unreachable while a step waits on it, redialing and re-attaching, before the run stops (default: the plan's ssh.reconnect_budget, else 10m; 0: stop at once)", Destination: &o.reconnect}
 }
 
 func runCommand() *cli.Command {
@@ -71,6 +83,7 @@ run would send it (secrets as ****).`,
 			&cli.DurationFlag{Name: "start-lead", Value: 10 * time.Second, Usage: "how far ahead the common start instant of the run stage is set", Destination: &o.startLead},
 			&cli.StringFlag{Name: "runs-dir", Value: "runs", Usage: "where run directories are made", Destination: &o.runsDir},
 			&cli.BoolFlag{Name: "skip-preflight", Usage: "leave out the preflight stage (host checks and disk benchmark)", Destination: &o.skipPreflight},
+			reconnectFlag(&o),
 		}, connectionFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -100,6 +113,7 @@ benchrig process still drives is refused, naming its pid.`,
 			&cli.StringFlag{Name: "from", Usage: "run this stage and every later one again", Destination: &o.from},
 			&cli.BoolFlag{Name: "force", Usage: "resume even though the run's plan or its compiled steps changed since they ran", Destination: &o.force},
 			&cli.DurationFlag{Name: "start-lead", Value: 10 * time.Second, Usage: "how far ahead the common start instant of the run stage is set", Destination: &o.startLead},
+			reconnectFlag(&o),
 		}, connectionFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
