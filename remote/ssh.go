@@ -322,6 +322,12 @@ func (s *SSH) client(ctx context.Context, c *hostConn) (*ssh.Client, error) {
 		case <-c.dead:
 			c.client = nil
 		default:
+			// The keepalive gave up on it (its Wait may not have
+			// returned yet): as good as dead.
+			if why, _ := c.why.Load().(error); why != nil {
+				c.client = nil
+				break
+			}
 			return c.client, nil
 		}
 	}
@@ -511,7 +517,12 @@ func (s *SSH) session(ctx context.Context, e *endpoint, held bool) (*ssh.Session
 		}
 		// A session can fail to open because the connection just died
 		// (redial) or because the server is at MaxSessions through other
-		// clients ("open failed": wait and retry).
+		// clients ("open failed": wait and retry). A connection that died
+		// before its end was noticed (a reset a moment ago) is dropped and
+		// dialed again at once, retries or not: no command was sent.
+		if dropped := s.dropDead(c, cl, err); dropped && attempt == 0 && ctx.Err() == nil {
+			continue
+		}
 		if attempt >= s.cfg.DialRetries || ctx.Err() != nil {
 			release()
 			return nil, nil, nil, &TransportError{Host: e.name, Op: "session", Err: err}
@@ -521,6 +532,21 @@ func (s *SSH) session(ctx context.Context, e *endpoint, held bool) (*ssh.Session
 		case <-time.After(s.jitter(s.cfg.RetryBackoff << attempt)):
 		}
 	}
+}
+
+// dropDead forgets cl as c's connection when err (from opening a session
+// on it) says the connection is gone, and reports whether it did.
+func (s *SSH) dropDead(c *hostConn, cl *ssh.Client, err error) bool {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		return false
+	}
+	c.mu.Lock()
+	if c.client == cl {
+		c.client = nil
+	}
+	c.mu.Unlock()
+	_ = cl.Close() // it is dead already; closing ends its Wait
+	return true
 }
 
 // errCmdTimeout is the cause of a context ended by Cmd.Timeout.
