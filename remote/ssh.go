@@ -334,7 +334,8 @@ func (s *SSH) client(ctx context.Context, c *hostConn) (*ssh.Client, error) {
 	var err error
 	for attempt := 0; ; attempt++ {
 		var cl *ssh.Client
-		cl, err = s.dial(ctx, c.ep)
+		var heard *heardConn
+		cl, heard, err = s.dial(ctx, c.ep)
 		if err == nil {
 			c.client = cl
 			c.dead = make(chan struct{})
@@ -348,7 +349,7 @@ func (s *SSH) client(ctx context.Context, c *hostConn) (*ssh.Client, error) {
 				close(dead)
 			}()
 			if s.cfg.KeepaliveInterval > 0 {
-				go s.keepalive(c, cl, dead)
+				go s.keepalive(c, cl, heard, dead)
 			}
 			return cl, nil
 		}
@@ -377,7 +378,7 @@ func permanent(err error) bool {
 }
 
 // dial makes one connection attempt to e, through its jump hosts.
-func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
+func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, *heardConn, error) {
 	var jc *ssh.Client
 	var hop *endpoint
 	if len(e.jumps) > 0 {
@@ -386,10 +387,10 @@ func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
 		hop = e.jumps[len(e.jumps)-1]
 		hc, err := s.hostConn(hop)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if jc, err = s.client(ctx, hc); err != nil {
-			return nil, &TransportError{Host: e.name, Op: "jump " + hop.addr(), Err: err}
+			return nil, nil, &TransportError{Host: e.name, Op: "jump " + hop.addr(), Err: err}
 		}
 	}
 
@@ -398,7 +399,7 @@ func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
 	select {
 	case s.dialSem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, &TransportError{Host: e.name, Op: "dial " + e.addr(), Err: ctx.Err()}
+		return nil, nil, &TransportError{Host: e.name, Op: "dial " + e.addr(), Err: ctx.Err()}
 	}
 	defer func() { <-s.dialSem }()
 	var raw net.Conn
@@ -408,13 +409,13 @@ func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
 		raw, err = jc.DialContext(dctx, "tcp", e.addr())
 		cancel()
 		if err != nil {
-			return nil, &TransportError{Host: e.name, Op: "dial " + e.addr() + " via " + hop.addr(), Err: err}
+			return nil, nil, &TransportError{Host: e.name, Op: "dial " + e.addr() + " via " + hop.addr(), Err: err}
 		}
 	} else {
 		d := net.Dialer{Timeout: s.cfg.ConnectTimeout}
 		raw, err = d.DialContext(ctx, "tcp", e.addr())
 		if err != nil {
-			return nil, &TransportError{Host: e.name, Op: "dial " + e.addr(), Err: err}
+			return nil, nil, &TransportError{Host: e.name, Op: "dial " + e.addr(), Err: err}
 		}
 	}
 
@@ -432,7 +433,9 @@ func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
 		HostKeyAlgorithms: s.keys.algorithms(e.addr()),
 		Timeout:           s.cfg.ConnectTimeout,
 	}
-	conn, chans, reqs, err := ssh.NewClientConn(raw, e.addr(), cc)
+	heard := &heardConn{Conn: raw}
+	heard.heard.Store(time.Now().UnixNano())
+	conn, chans, reqs, err := ssh.NewClientConn(heard, e.addr(), cc)
 	timer.Stop()
 	stop()
 	if err != nil {
@@ -443,15 +446,38 @@ func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
 		case ctx.Err() != nil:
 			err = ctx.Err()
 		}
-		return nil, &TransportError{Host: e.name, Op: "handshake " + e.user + "@" + e.addr(), Err: err}
+		return nil, nil, &TransportError{Host: e.name, Op: "handshake " + e.user + "@" + e.addr(), Err: err}
 	}
-	return ssh.NewClient(conn, chans, reqs), nil
+	return ssh.NewClient(conn, chans, reqs), heard, nil
+}
+
+// heardConn records when the peer last sent anything. A keepalive reply
+// queues behind what the connection is sending (an upload of a large
+// binary), so a late reply on a connection that is still receiving is
+// not a dead peer; a black hole sends nothing at all.
+type heardConn struct {
+	net.Conn
+	heard atomic.Int64 // unix nanoseconds of the last read that returned data
+}
+
+func (c *heardConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.heard.Store(time.Now().UnixNano())
+	}
+	return n, err
+}
+
+// silentFor is how long the peer has sent nothing.
+func (c *heardConn) silentFor() time.Duration {
+	return time.Since(time.Unix(0, c.heard.Load()))
 }
 
 // keepalive probes cl until it dies, closing it after KeepaliveCountMax
-// probes in a row go unanswered. OpenSSH answers keepalive@openssh.com
+// probes in a row go unanswered while the peer sends nothing at all (a
+// black hole is noticed within about 2 x KeepaliveCountMax intervals). OpenSSH answers keepalive@openssh.com
 // with a failure reply (ok=false, err=nil); any reply proves liveness.
-func (s *SSH) keepalive(c *hostConn, cl *ssh.Client, dead <-chan struct{}) {
+func (s *SSH) keepalive(c *hostConn, cl *ssh.Client, heard *heardConn, dead <-chan struct{}) {
 	interval := s.cfg.KeepaliveInterval
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -476,6 +502,12 @@ func (s *SSH) keepalive(c *hostConn, cl *ssh.Client, dead <-chan struct{}) {
 			}
 			misses = 0
 		case <-time.After(interval):
+			if heard.silentFor() < interval {
+				// Unanswered, but the peer is sending: the probe waits
+				// behind our own traffic.
+				misses = 0
+				continue
+			}
 			misses++
 			if misses >= s.cfg.KeepaliveCountMax {
 				c.why.Store(fmt.Errorf("no reply to %d keepalives %v apart: peer presumed dead", misses, interval))
