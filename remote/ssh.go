@@ -169,7 +169,20 @@ type hostConn struct {
 	mu     sync.Mutex // held while dialing: one connection per host
 	client *ssh.Client
 	dead   chan struct{} // closed when client's connection ends
-	why    atomic.Value  // error: why the connection ended, if known
+	// why is the current connection's: why it ended, if known. Each
+	// connection has its own, so the goroutines of one that died cannot
+	// write into its successor's.
+	why atomic.Pointer[atomic.Value]
+}
+
+// whyEnded is why the current connection ended, or nil.
+func (c *hostConn) whyEnded() error {
+	if v := c.why.Load(); v != nil {
+		if err, ok := v.Load().(error); ok {
+			return err
+		}
+	}
+	return nil
 }
 
 // NewSSH returns an executor for targets. It resolves every target
@@ -324,7 +337,7 @@ func (s *SSH) client(ctx context.Context, c *hostConn) (*ssh.Client, error) {
 		default:
 			// The keepalive gave up on it (its Wait may not have
 			// returned yet): as good as dead.
-			if why, _ := c.why.Load().(error); why != nil {
+			if c.whyEnded() != nil {
 				c.client = nil
 				break
 			}
@@ -339,17 +352,18 @@ func (s *SSH) client(ctx context.Context, c *hostConn) (*ssh.Client, error) {
 		if err == nil {
 			c.client = cl
 			c.dead = make(chan struct{})
-			c.why = atomic.Value{}
+			why := new(atomic.Value)
+			c.why.Store(why)
 			dead := c.dead
 			go func() {
 				err := cl.Wait()
-				if c.why.Load() == nil && err != nil {
-					c.why.Store(err)
+				if why.Load() == nil && err != nil {
+					why.Store(err)
 				}
 				close(dead)
 			}()
 			if s.cfg.KeepaliveInterval > 0 {
-				go s.keepalive(c, cl, heard, dead)
+				go s.keepalive(why, cl, heard, dead)
 			}
 			return cl, nil
 		}
@@ -477,7 +491,7 @@ func (c *heardConn) silentFor() time.Duration {
 // probes in a row go unanswered while the peer sends nothing at all (a
 // black hole is noticed within about 2 x KeepaliveCountMax intervals). OpenSSH answers keepalive@openssh.com
 // with a failure reply (ok=false, err=nil); any reply proves liveness.
-func (s *SSH) keepalive(c *hostConn, cl *ssh.Client, heard *heardConn, dead <-chan struct{}) {
+func (s *SSH) keepalive(why *atomic.Value, cl *ssh.Client, heard *heardConn, dead <-chan struct{}) {
 	interval := s.cfg.KeepaliveInterval
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -510,7 +524,7 @@ func (s *SSH) keepalive(c *hostConn, cl *ssh.Client, heard *heardConn, dead <-ch
 			}
 			misses++
 			if misses >= s.cfg.KeepaliveCountMax {
-				c.why.Store(fmt.Errorf("no reply to %d keepalives %v apart: peer presumed dead", misses, interval))
+				why.Store(fmt.Errorf("no reply to %d keepalives %v apart: peer presumed dead", misses, interval))
 				cl.Close()
 				return
 			}
@@ -676,7 +690,7 @@ func (s *SSH) run(ctx context.Context, host string, c Cmd, live, held bool) (Res
 	}
 	// ExitMissingError, io.EOF, ...: the channel ended without a status,
 	// which means the connection (or the server process) went away.
-	if why, ok := hc.why.Load().(error); ok && why != nil {
+	if why := hc.whyEnded(); why != nil {
 		err = fmt.Errorf("%w (%v)", err, why)
 	}
 	return res, &TransportError{Host: host, Op: "run", Err: err}
