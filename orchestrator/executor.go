@@ -72,6 +72,15 @@ func (e *planExecutor) Run(ctx context.Context, host string, c remote.Cmd) (remo
 	return e.local.Run(ctx, host, c)
 }
 
+// Connect redials a plan host (the runner's re-attach asks it whether the
+// host is back); this machine is always there.
+func (e *planExecutor) Connect(ctx context.Context, host string) error {
+	if host == stages.LocalHost {
+		return nil
+	}
+	return e.ssh.Connect(ctx, host)
+}
+
 func (e *planExecutor) Put(ctx context.Context, host string, t remote.Transfer) error {
 	return e.ssh.Put(ctx, host, e.inRunDir(t))
 }

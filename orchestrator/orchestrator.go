@@ -47,6 +47,10 @@ type Options struct {
 	// AllowSettings are the denied database settings the operator lets
 	// the plan set (--allow-setting; plan.Options).
 	AllowSettings []string
+	// ReconnectBudget, if set, overrides the plan's ssh.reconnect_budget:
+	// how long a host may stay unreachable while a step waits on it.
+	// Negative turns re-attaching off.
+	ReconnectBudget time.Duration
 }
 
 // Connect holds the command line's SSH options, over the plan's.
@@ -111,6 +115,7 @@ func Run(ctx context.Context, file string, o Options) error {
 	}
 	if o.DryRun {
 		fmt.Fprintf(o.Out, "dry run of plan %s (%s): nothing is contacted; each line is what would be sent to that host\n", p.Name, file)
+		fmt.Fprintf(o.Out, "steps marked%s are not repeated after a dropped connection (the run stops and says how to resume); the others redial and repeat or re-attach by themselves\n", stages.OnceMarker)
 		r := &runner.Runner{
 			Exec:      remote.NewRecorder(),
 			Observers: []runner.Observer{&runner.Console{W: o.Out, Listing: true}},
@@ -196,6 +201,8 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 		StartLead: o.StartLead,
 		Progress:  st,
 		JobTag:    filepath.Base(runDir),
+
+		ReconnectBudget: reconnectBudget(p, o),
 	}
 	err = r.Run(ctx, list)
 	md, rerr := report.Write(runDir, p, st, o.Version)
@@ -212,6 +219,15 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 		return judgeRun(o.ErrOut, runDir, p)
 	}
 	return nil
+}
+
+// reconnectBudget is the command line's budget, else the plan's, else
+// the runner's default (0).
+func reconnectBudget(p *plan.Plan, o Options) time.Duration {
+	if o.ReconnectBudget != 0 {
+		return o.ReconnectBudget
+	}
+	return p.SSH.ReconnectBudget.Std()
 }
 
 // Status writes the stage × host progress of the run in runDir.

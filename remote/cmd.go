@@ -2,6 +2,7 @@ package remote
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 	"time"
@@ -31,6 +32,10 @@ type Cmd struct {
 	// Quiet keeps the output out of the live console (it is still
 	// captured in Result): status polls, not the work itself.
 	Quiet bool
+	// Tap, if set, also gets the command's stdout as it arrives, whole
+	// or not (Job.FollowFrom counts the log lines it has shown). It is
+	// not part of what is sent.
+	Tap io.Writer
 }
 
 // live says whether c's output may stream to the console: not for

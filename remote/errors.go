@@ -2,7 +2,9 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -33,4 +35,21 @@ type UnknownHostError struct{ Host string }
 
 func (e *UnknownHostError) Error() string {
 	return fmt.Sprintf("host %s: not one of the executor's targets", e.Host)
+}
+
+// NotStarted says whether err is a transport failure from before a
+// command could start: the connection or its session could not be opened
+// (dial, handshake, jump host, session). Such a command did not run and
+// may be sent again whatever it does; after any other transport failure
+// it may have run.
+func NotStarted(err error) bool {
+	var te *TransportError
+	if !errors.As(err, &te) {
+		return false
+	}
+	switch op, _, _ := strings.Cut(te.Op, " "); op {
+	case "connect", "session", "dial", "handshake", "jump":
+		return true
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -130,10 +132,15 @@ while [ ! -f "$pidf" ]; do
 done
 cat "$pidf"`
 
+// statusJob looks for the exit record again after finding the process
+// gone: a job that ended between the two looks would otherwise be "lost"
+// (and a re-attach would start it again).
 const statusJob = jobVars + `if [ ! -f "$pidf" ]; then echo none; exit 0; fi
 pid=$(cat "$pidf")
 if [ -f "$exitf" ]; then echo "exited $pid $(cat "$exitf")"; exit 0; fi
-if alive "$pid"; then echo "running $pid"; else echo "lost $pid"; fi`
+if alive "$pid"; then echo "running $pid"
+elif [ -f "$exitf" ]; then echo "exited $pid $(cat "$exitf")"
+else echo "lost $pid"; fi`
 
 // stopJob sends TERM to the job's process group (dash's kill takes no
 // "--", and a negative pid after the signal is a group), waits up to $3 tenths of
@@ -251,17 +258,36 @@ func (j Job) Tail(ctx context.Context, r Runner, n int) (string, error) {
 // executor's live output until the job ends or ctx is cancelled: this is
 // how a re-attached orchestrator watches a long run.
 func (j Job) Follow(ctx context.Context, r Runner, from int) error {
-	if err := j.check(); err != nil {
-		return err
-	}
+	_, err := j.FollowFrom(ctx, r, from)
+	return err
+}
+
+// FollowFrom is Follow that also returns the line to go on from: from
+// plus the whole lines it showed, also when the connection broke, so a
+// re-attach shows no line twice. (A line cut by the break was shown in
+// part and is shown again whole.)
+func (j Job) FollowFrom(ctx context.Context, r Runner, from int) (next int, err error) {
 	if from < 1 {
 		from = 1
 	}
-	_, err := r.Run(ctx, j.Host, Cmd{Args: []string{"sh", "-c", followJob, "sh", j.Dir, j.Name, strconv.Itoa(from)}})
-	if err != nil {
-		return fmt.Errorf("host %s: follow job %s: %w", j.Host, j.Name, err)
+	if err := j.check(); err != nil {
+		return from, err
 	}
-	return nil
+	var lines lineCounter
+	_, err = r.Run(ctx, j.Host, Cmd{Args: []string{"sh", "-c", followJob, "sh", j.Dir, j.Name, strconv.Itoa(from)}, Tap: &lines})
+	next = from + int(lines.n.Load())
+	if err != nil {
+		return next, fmt.Errorf("host %s: follow job %s: %w", j.Host, j.Name, err)
+	}
+	return next, nil
+}
+
+// lineCounter counts newlines written to it.
+type lineCounter struct{ n atomic.Int64 }
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	c.n.Add(int64(bytes.Count(p, []byte{'\n'})))
+	return len(p), nil
 }
 
 // Stop sends SIGTERM to the job's process group, and SIGKILL if it is

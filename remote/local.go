@@ -91,6 +91,9 @@ func (l *Local) Run(ctx context.Context, host string, c Cmd) (Result, error) {
 		cmd.Stdout = io.MultiWriter(outTail, outLive)
 		cmd.Stderr = io.MultiWriter(errTail, errLive)
 	}
+	if c.Tap != nil {
+		cmd.Stdout = io.MultiWriter(cmd.Stdout, c.Tap)
+	}
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}

@@ -173,7 +173,20 @@ type hostConn struct {
 	mu     sync.Mutex // held while dialing: one connection per host
 	client *ssh.Client
 	dead   chan struct{} // closed when client's connection ends
-	why    atomic.Value  // error: why the connection ended, if known
+	// why is the current connection's: why it ended, if known. Each
+	// connection has its own, so the goroutines of one that died cannot
+	// write into its successor's.
+	why atomic.Pointer[atomic.Value]
+}
+
+// whyEnded is why the current connection ended, or nil.
+func (c *hostConn) whyEnded() error {
+	if v := c.why.Load(); v != nil {
+		if err, ok := v.Load().(error); ok {
+			return err
+		}
+	}
+	return nil
 }
 
 // NewSSH returns an executor for targets. It resolves every target
@@ -326,27 +339,35 @@ func (s *SSH) client(ctx context.Context, c *hostConn) (*ssh.Client, error) {
 		case <-c.dead:
 			c.client = nil
 		default:
+			// The keepalive gave up on it (its Wait may not have
+			// returned yet): as good as dead.
+			if c.whyEnded() != nil {
+				c.client = nil
+				break
+			}
 			return c.client, nil
 		}
 	}
 	var err error
 	for attempt := 0; ; attempt++ {
 		var cl *ssh.Client
-		cl, err = s.dial(ctx, c.ep)
+		var heard *heardConn
+		cl, heard, err = s.dial(ctx, c.ep)
 		if err == nil {
 			c.client = cl
 			c.dead = make(chan struct{})
-			c.why = atomic.Value{}
+			why := new(atomic.Value)
+			c.why.Store(why)
 			dead := c.dead
 			go func() {
 				err := cl.Wait()
-				if c.why.Load() == nil && err != nil {
-					c.why.Store(err)
+				if why.Load() == nil && err != nil {
+					why.Store(err)
 				}
 				close(dead)
 			}()
 			if s.cfg.KeepaliveInterval > 0 {
-				go s.keepalive(c, cl, dead)
+				go s.keepalive(why, cl, heard, dead)
 			}
 			return cl, nil
 		}
@@ -375,7 +396,7 @@ func permanent(err error) bool {
 }
 
 // dial makes one connection attempt to e, through its jump hosts.
-func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
+func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, *heardConn, error) {
 	var jc *ssh.Client
 	var hop *endpoint
 	if len(e.jumps) > 0 {
@@ -384,10 +405,10 @@ func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
 		hop = e.jumps[len(e.jumps)-1]
 		hc, err := s.hostConn(hop)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if jc, err = s.client(ctx, hc); err != nil {
-			return nil, &TransportError{Host: e.name, Op: "jump " + hop.addr(), Err: err}
+			return nil, nil, &TransportError{Host: e.name, Op: "jump " + hop.addr(), Err: err}
 		}
 	}
 
@@ -396,7 +417,7 @@ func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
 	select {
 	case s.dialSem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, &TransportError{Host: e.name, Op: "dial " + e.addr(), Err: ctx.Err()}
+		return nil, nil, &TransportError{Host: e.name, Op: "dial " + e.addr(), Err: ctx.Err()}
 	}
 	defer func() { <-s.dialSem }()
 	var raw net.Conn
@@ -406,13 +427,13 @@ func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
 		raw, err = jc.DialContext(dctx, "tcp", e.addr())
 		cancel()
 		if err != nil {
-			return nil, &TransportError{Host: e.name, Op: "dial " + e.addr() + " via " + hop.addr(), Err: err}
+			return nil, nil, &TransportError{Host: e.name, Op: "dial " + e.addr() + " via " + hop.addr(), Err: err}
 		}
 	} else {
 		d := net.Dialer{Timeout: s.cfg.ConnectTimeout}
 		raw, err = d.DialContext(ctx, "tcp", e.addr())
 		if err != nil {
-			return nil, &TransportError{Host: e.name, Op: "dial " + e.addr(), Err: err}
+			return nil, nil, &TransportError{Host: e.name, Op: "dial " + e.addr(), Err: err}
 		}
 	}
 
@@ -430,7 +451,9 @@ func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
 		HostKeyAlgorithms: s.keys.algorithms(e.addr()),
 		Timeout:           s.cfg.ConnectTimeout,
 	}
-	conn, chans, reqs, err := ssh.NewClientConn(raw, e.addr(), cc)
+	heard := &heardConn{Conn: raw}
+	heard.heard.Store(time.Now().UnixNano())
+	conn, chans, reqs, err := ssh.NewClientConn(heard, e.addr(), cc)
 	timer.Stop()
 	stop()
 	if err != nil {
@@ -441,15 +464,38 @@ func (s *SSH) dial(ctx context.Context, e *endpoint) (*ssh.Client, error) {
 		case ctx.Err() != nil:
 			err = ctx.Err()
 		}
-		return nil, &TransportError{Host: e.name, Op: "handshake " + e.user + "@" + e.addr(), Err: err}
+		return nil, nil, &TransportError{Host: e.name, Op: "handshake " + e.user + "@" + e.addr(), Err: err}
 	}
-	return ssh.NewClient(conn, chans, reqs), nil
+	return ssh.NewClient(conn, chans, reqs), heard, nil
+}
+
+// heardConn records when the peer last sent anything. A keepalive reply
+// queues behind what the connection is sending (an upload of a large
+// binary), so a late reply on a connection that is still receiving is
+// not a dead peer; a black hole sends nothing at all.
+type heardConn struct {
+	net.Conn
+	heard atomic.Int64 // unix nanoseconds of the last read that returned data
+}
+
+func (c *heardConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.heard.Store(time.Now().UnixNano())
+	}
+	return n, err
+}
+
+// silentFor is how long the peer has sent nothing.
+func (c *heardConn) silentFor() time.Duration {
+	return time.Since(time.Unix(0, c.heard.Load()))
 }
 
 // keepalive probes cl until it dies, closing it after KeepaliveCountMax
-// probes in a row go unanswered. OpenSSH answers keepalive@openssh.com
+// probes in a row go unanswered while the peer sends nothing at all (a
+// black hole is noticed within about 2 x KeepaliveCountMax intervals). OpenSSH answers keepalive@openssh.com
 // with a failure reply (ok=false, err=nil); any reply proves liveness.
-func (s *SSH) keepalive(c *hostConn, cl *ssh.Client, dead <-chan struct{}) {
+func (s *SSH) keepalive(why *atomic.Value, cl *ssh.Client, heard *heardConn, dead <-chan struct{}) {
 	interval := s.cfg.KeepaliveInterval
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -474,9 +520,15 @@ func (s *SSH) keepalive(c *hostConn, cl *ssh.Client, dead <-chan struct{}) {
 			}
 			misses = 0
 		case <-time.After(interval):
+			if heard.silentFor() < interval {
+				// Unanswered, but the peer is sending: the probe waits
+				// behind our own traffic.
+				misses = 0
+				continue
+			}
 			misses++
 			if misses >= s.cfg.KeepaliveCountMax {
-				c.why.Store(fmt.Errorf("no reply to %d keepalives %v apart: peer presumed dead", misses, interval))
+				why.Store(fmt.Errorf("no reply to %d keepalives %v apart: peer presumed dead", misses, interval))
 				cl.Close()
 				return
 			}
@@ -515,7 +567,12 @@ func (s *SSH) session(ctx context.Context, e *endpoint, held bool) (*ssh.Session
 		}
 		// A session can fail to open because the connection just died
 		// (redial) or because the server is at MaxSessions through other
-		// clients ("open failed": wait and retry).
+		// clients ("open failed": wait and retry). A connection that died
+		// before its end was noticed (a reset a moment ago) is dropped and
+		// dialed again at once, retries or not: no command was sent.
+		if dropped := s.dropDead(c, cl, err); dropped && attempt == 0 && ctx.Err() == nil {
+			continue
+		}
 		if attempt >= s.cfg.DialRetries || ctx.Err() != nil {
 			release()
 			return nil, nil, nil, &TransportError{Host: e.name, Op: "session", Err: err}
@@ -525,6 +582,21 @@ func (s *SSH) session(ctx context.Context, e *endpoint, held bool) (*ssh.Session
 		case <-time.After(s.jitter(s.cfg.RetryBackoff << attempt)):
 		}
 	}
+}
+
+// dropDead forgets cl as c's connection when err (from opening a session
+// on it) says the connection is gone, and reports whether it did.
+func (s *SSH) dropDead(c *hostConn, cl *ssh.Client, err error) bool {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		return false
+	}
+	c.mu.Lock()
+	if c.client == cl {
+		c.client = nil
+	}
+	c.mu.Unlock()
+	_ = cl.Close() // it is dead already; closing ends its Wait
+	return true
 }
 
 // errCmdTimeout is the cause of a context ended by Cmd.Timeout.
@@ -579,6 +651,9 @@ func (s *SSH) run(ctx context.Context, host string, c Cmd, live, held bool) (Res
 	} else {
 		sess.Stdout, sess.Stderr = outTail, errTail
 	}
+	if c.Tap != nil {
+		sess.Stdout = io.MultiWriter(sess.Stdout, c.Tap)
+	}
 	if stdin != "" {
 		sess.Stdin = strings.NewReader(stdin)
 	}
@@ -619,7 +694,7 @@ func (s *SSH) run(ctx context.Context, host string, c Cmd, live, held bool) (Res
 	}
 	// ExitMissingError, io.EOF, ...: the channel ended without a status,
 	// which means the connection (or the server process) went away.
-	if why, ok := hc.why.Load().(error); ok && why != nil {
+	if why := hc.whyEnded(); why != nil {
 		err = fmt.Errorf("%w (%v)", err, why)
 	}
 	return res, &TransportError{Host: host, Op: "run", Err: err}

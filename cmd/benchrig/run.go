@@ -19,6 +19,9 @@ func runOptions(c *cli.Context, o *orchestrator.Options, only string) orchestrat
 	if only != "" {
 		o.Only = strings.Split(only, ",")
 	}
+	if c.IsSet("reconnect-budget") && o.ReconnectBudget <= 0 {
+		o.ReconnectBudget = -1 // 0 on the command line: no re-attach
+	}
 	if isTerminal(c.App.ErrWriter) {
 		o.Connect.Progress = c.App.ErrWriter
 	}
@@ -33,6 +36,11 @@ func connectionFlags(o *orchestrator.Options) []cli.Flag {
 		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "private key `FILE` to offer (after ssh-agent's keys)", Destination: &o.Connect.Identity},
 		allowSettingFlag(nil),
 	}
+}
+
+// reconnectFlag is run's and resume's re-attach budget.
+func reconnectFlag(o *orchestrator.Options) cli.Flag {
+	return &cli.DurationFlag{Name: "reconnect-budget", Usage: "how long a host may stay unreachable while a step waits on it, redialing and re-attaching, before the run stops (default: the plan's ssh.reconnect_budget, else 10m; 0: stop at once)", Destination: &o.ReconnectBudget}
 }
 
 // allowSettingFlag is --allow-setting: the operator, not the plan, lets
@@ -64,6 +72,7 @@ run would send it (secrets as ****).`,
 			&cli.DurationFlag{Name: "start-lead", Value: 10 * time.Second, Usage: "how far ahead the common start instant of the run stage is set", Destination: &o.StartLead},
 			&cli.StringFlag{Name: "runs-dir", Value: "runs", Usage: "where run directories are made", Destination: &o.RunsDir},
 			&cli.BoolFlag{Name: "skip-preflight", Usage: "leave out the preflight stage (host checks and disk benchmark)", Destination: &o.SkipPreflight},
+			reconnectFlag(&o),
 		}, connectionFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -93,6 +102,7 @@ benchrig process still drives is refused, naming its pid.`,
 			&cli.StringFlag{Name: "from", Usage: "run this stage and every later one again", Destination: &o.From},
 			&cli.BoolFlag{Name: "force", Usage: "resume even though the run's plan or its compiled steps changed since they ran", Destination: &o.Force},
 			&cli.DurationFlag{Name: "start-lead", Value: 10 * time.Second, Usage: "how far ahead the common start instant of the run stage is set", Destination: &o.StartLead},
+			reconnectFlag(&o),
 		}, connectionFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

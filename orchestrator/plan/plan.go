@@ -59,6 +59,14 @@ type SSHConfig struct {
 	KnownHosts   string `yaml:"known_hosts"`
 	JumpHost     string `yaml:"jump_host"`
 	Concurrency  int    `yaml:"concurrency"`
+	// ReconnectBudget is how long a host may stay unreachable while a
+	// step waits on it (the run redials and re-attaches meanwhile)
+	// before the run stops; 0 means 10m.
+	ReconnectBudget Duration `yaml:"reconnect_budget"`
+	// Keepalive is how often each connection is probed; three probes in
+	// a row unanswered drop it (a silent host is noticed within about
+	// six times this); 0 means 15s.
+	Keepalive Duration `yaml:"keepalive"`
 	// Sudo runs the steps that write outside the host's work directory
 	// (installing into install_path, renaming the old binary) under
 	// `sudo -n`, as the recipes' "prefix the command with sudo".

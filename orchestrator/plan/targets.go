@@ -84,5 +84,6 @@ func (p *Plan) RemoteConfig() remote.SSHConfig {
 	if p.SSH.IdentityFile != "" {
 		cfg.IdentityFiles = []string{p.SSH.IdentityFile}
 	}
+	cfg.KeepaliveInterval = p.SSH.Keepalive.Std()
 	return cfg
 }

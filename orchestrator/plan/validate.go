@@ -183,6 +183,14 @@ func validate(ps *problems, p *Plan) {
 	} else {
 		checkRange(ps, p.node(&p.SSH.Concurrency), "ssh.concurrency", p.SSH.Concurrency, 1, 1024)
 	}
+	if p.SSH.ReconnectBudget < 0 {
+		ps.at(p.node(&p.SSH.ReconnectBudget), "ssh.reconnect_budget: must not be negative")
+	}
+	checkDuration(ps, p.node(&p.SSH.ReconnectBudget), "ssh.reconnect_budget", p.SSH.ReconnectBudget, 24*time.Hour)
+	if k := p.SSH.Keepalive.Std(); k != 0 && k < time.Second {
+		ps.at(p.node(&p.SSH.Keepalive), "ssh.keepalive: %s is shorter than 1s", p.SSH.Keepalive)
+	}
+	checkDuration(ps, p.node(&p.SSH.Keepalive), "ssh.keepalive", p.SSH.Keepalive, 10*time.Minute)
 
 	// Normalize expanded the hosts and dropped what it could not use;
 	// expanding again is how their problems are found.

@@ -80,11 +80,29 @@ type HostState struct {
 	// Current is the step under way, for status and for re-attaching to
 	// a detached job.
 	Current string `json:"current,omitempty"`
+	// Unreachable, while set, says the host dropped its connection during
+	// Current and the run is redialing it.
+	Unreachable *Outage `json:"unreachable,omitempty"`
 	// Digests are the host's steps' Step.Digest as compiled when the run
 	// started (or when a resume was forced onto a changed plan): a resume
 	// compiles the plan again and refuses if a step is no longer the one
 	// the state describes.
 	Digests []string `json:"digests,omitempty"`
+}
+
+// Outage is a host away during a step: since when, how many redials so
+// far, until when the run waits for it (the reconnect budget's end).
+type Outage struct {
+	Since    time.Time `json:"since"`
+	Attempts int       `json:"attempts"`
+	Until    time.Time `json:"until"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// Text is the outage as console and status say it, budget left counted
+// from now.
+func (o *Outage) Text(host string, now time.Time) string {
+	return runner.UnreachableText(host, o.Since, o.Attempts, max(o.Until.Sub(now), 0))
 }
 
 // NewState describes compiled stages as all pending.
@@ -329,6 +347,7 @@ func (s *State) Observe(e runner.Event) error {
 		if e.Index < 0 || hs == nil {
 			return nil // a search iteration's step: its verdict is the resume point
 		}
+		hs.Unreachable = nil
 		switch e.Kind {
 		case runner.StepStarted:
 			hs.Status, hs.Current, hs.Error = Running, e.Step.What, ""
@@ -351,6 +370,15 @@ func (s *State) Observe(e runner.Event) error {
 			}
 		case runner.StepFailed:
 			hs.Status, hs.Error = Failed, errorText(e.Err)
+		}
+	case runner.HostUnreachable, runner.HostReconnected:
+		hs := s.host(e.StageIndex, e.Host)
+		if hs == nil {
+			return nil
+		}
+		hs.Unreachable = nil
+		if e.Kind == runner.HostUnreachable {
+			hs.Unreachable = &Outage{Since: e.Since.UTC(), Attempts: e.Attempt, Until: e.Time.Add(e.BudgetLeft).UTC(), Error: errorText(e.Err)}
 		}
 	case runner.SearchVerdict:
 		if e.Earlier {

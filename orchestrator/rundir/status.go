@@ -21,7 +21,11 @@ func PrintStatus(w io.Writer, st *State, perHost bool) error {
 	for _, s := range st.Stages {
 		if perHost {
 			for _, h := range s.Hosts {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\n", s.Name, h.Host, h.Status, h.Done, h.Steps, span(h.Started, h.Finished), firstNonEmpty(h.Error, h.Current))
+				now := h.Current
+				if h.Unreachable != nil {
+					now = h.Unreachable.Text(h.Host, time.Now()) + ": " + h.Current
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\n", s.Name, h.Host, h.Status, h.Done, h.Steps, span(h.Started, h.Finished), firstNonEmpty(h.Error, now))
 			}
 			continue
 		}
@@ -43,6 +47,9 @@ func PrintStatus(w io.Writer, st *State, perHost bool) error {
 		for _, h := range s.Hosts {
 			if h.Error != "" && !perHost {
 				fmt.Fprintf(w, "\n%s on %s: %s\n", s.Name, h.Host, h.Error)
+			}
+			if h.Unreachable != nil && h.Error == "" && !perHost {
+				fmt.Fprintf(w, "\n%s: %s (%s)\n", s.Name, h.Unreachable.Text(h.Host, time.Now()), h.Current)
 			}
 		}
 	}

@@ -52,6 +52,8 @@ type HostView struct {
 	Finished *time.Time `json:"finished,omitempty"`
 	Current  string     `json:"current,omitempty"` // the step under way
 	Error    string     `json:"error,omitempty"`
+	// Unreachable is set while the run redials the host.
+	Unreachable *Outage `json:"unreachable,omitempty"`
 }
 
 // NewView reads runDir's state, lock and live files.
@@ -72,7 +74,7 @@ func NewView(runDir string) (*View, error) {
 				sv.HostsDone++
 			}
 			sv.Hosts = append(sv.Hosts, HostView{Host: h.Host, Status: h.Status, Steps: h.Steps, Done: h.Done,
-				Started: h.Started, Finished: h.Finished, Current: h.Current, Error: h.Error})
+				Started: h.Started, Finished: h.Finished, Current: h.Current, Error: h.Error, Unreachable: h.Unreachable})
 		}
 		switch s.Status {
 		case Failed:
@@ -124,6 +126,8 @@ func (v *View) Line(now time.Time) string {
 		var busy []string
 		for _, h := range s.Hosts {
 			switch {
+			case h.Status == Running && h.Unreachable != nil:
+				busy = append(busy, h.Unreachable.Text(h.Host, now)+": "+h.Current)
 			case h.Status == Running && h.Current != "":
 				busy = append(busy, fmt.Sprintf("%s %d/%d %s", h.Host, h.Done, h.Steps, h.Current))
 			case h.Status == Running:

@@ -62,6 +62,10 @@ func (c *Console) Observe(e Event) error {
 		}
 	case Message:
 		fmt.Fprintf(w, "   %s: %s\n", e.Host, e.Text)
+	case HostUnreachable:
+		fmt.Fprintf(w, "   %s (%s): %v\n", UnreachableText(e.Host, e.Since, e.Attempt, e.BudgetLeft), e.Step.What, e.Err)
+	case HostReconnected:
+		fmt.Fprintf(w, "   host %s reachable again after %s (%d attempt%s); re-attaching: %s\n", e.Host, e.Elapsed.Round(time.Millisecond), e.Attempt, plural(e.Attempt), e.Step.What)
 	case SearchTrying:
 		fmt.Fprintf(w, "   search: trying --%s=%d\n", e.Text, e.Value)
 	case SearchVerdict:

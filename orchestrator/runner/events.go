@@ -39,6 +39,13 @@ const (
 	SearchTrying
 	SearchVerdict
 	SearchDone
+	// HostUnreachable: a step's host dropped its connection and the
+	// runner is redialing (Since, Attempt, BudgetLeft; Err is why, and
+	// Step the step that waits). Other hosts carry on.
+	HostUnreachable
+	// HostReconnected: the host answers again after Attempt tries
+	// (Since; Elapsed is how long it was away); the step re-attaches.
+	HostReconnected
 )
 
 // Event is one thing the runner did. Observers get events one at a time,
@@ -84,6 +91,11 @@ type Event struct {
 	// Reset: a failed Check needs every host's answer again, so a resume
 	// reruns the whole stage.
 	Reset bool
+
+	// HostUnreachable and HostReconnected.
+	Since      time.Time
+	Attempt    int
+	BudgetLeft time.Duration
 }
 
 // Observer is told about every event. An error stops the run: the state

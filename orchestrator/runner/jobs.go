@@ -12,12 +12,12 @@ import (
 	"github.com/benchrig/benchrig/remote"
 )
 
-func (r *Runner) job(ctx context.Context, idx int, s stages.Step) (remote.Result, error) {
+func (r *Runner) job(ctx context.Context, ev Event, s stages.Step) (remote.Result, error) {
 	name := s.JobName
 	if r.JobTag != "" {
 		name += "." + r.JobTag
 		if r.Progress != nil {
-			if a := r.Progress.Attempt(idx, s.Host); a > 0 {
+			if a := r.Progress.Attempt(ev.StageIndex, s.Host); a > 0 {
 				name += fmt.Sprintf(".a%d", a)
 			}
 		}
@@ -26,12 +26,12 @@ func (r *Runner) job(ctx context.Context, idx int, s stages.Step) (remote.Result
 	res := remote.Result{Host: s.Host}
 	switch s.JobMode {
 	case stages.JobDetach:
-		return res, r.detach(ctx, j, s)
+		return res, r.retrying(ctx, ev, s, func(ctx context.Context) error { return r.detach(ctx, j, s) })
 	case stages.JobStop:
 		if js, ok := r.Exec.(JobStopper); ok {
 			return res, js.StopJob(ctx, j)
 		}
-		return res, j.Stop(ctx, r.Exec, jobStopGrace)
+		return res, r.retrying(ctx, ev, s, func(ctx context.Context) error { return j.Stop(ctx, r.Exec, jobStopGrace) })
 	}
 	var st remote.JobStatus
 	var err error
@@ -41,7 +41,14 @@ func (r *Runner) job(ctx context.Context, idx int, s stages.Step) (remote.Result
 		}
 		st, err = je.WaitJob(ctx, j)
 	} else {
-		st, err = r.driveJob(ctx, j, s)
+		// driveJob is re-entrant: after a dropped connection it asks the
+		// job's state again and follows its log on from the line shown.
+		d := &jobDrive{from: 1}
+		err = r.retrying(ctx, ev, s, func(ctx context.Context) error {
+			var err error
+			st, err = r.driveJob(ctx, j, s, d)
+			return err
+		})
 	}
 	if err != nil {
 		return res, err
@@ -94,17 +101,29 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-func (r *Runner) driveJob(ctx context.Context, j remote.Job, s stages.Step) (remote.JobStatus, error) {
+// jobDrive is what driveJob keeps across re-attaches within one step.
+type jobDrive struct {
+	from    int  // the next log line to show
+	started bool // this step started or re-attached to the job
+}
+
+func (r *Runner) driveJob(ctx context.Context, j remote.Job, s stages.Step, d *jobDrive) (remote.JobStatus, error) {
 	st, err := j.Status(ctx, r.Exec)
 	if err != nil {
 		return st, err
 	}
 	switch {
+	case st.Killed() && d.started && s.StartAt:
+		// The measured run died while the host was away (rebooted, or
+		// killed): a fresh start would measure another window than the
+		// other hosts'. Say so; a resume decides.
+		return st, fmt.Errorf("job %s died while the host was unreachable (%s): its measured window is lost; resume the run to measure again", j.Name, jobEnd(st))
 	case st.Killed():
 		// Killed, not failed (an earlier attempt's job got SIGKILL, alone
 		// or with its process group, or the host restarted): the step is
-		// unfinished, and a resume runs it again without --from. The job
-		// is idempotent by construction (loads skip loaded warehouses).
+		// unfinished, and runs again without --from. The job is
+		// idempotent by construction (loads skip loaded warehouses); its
+		// log is appended to, so following goes on where it was.
 		if st.State == remote.JobLost {
 			r.say(s.Host, fmt.Sprintf("job %s died without an exit status (killed, or the host restarted); starting it again", j.Name))
 		} else {
@@ -117,17 +136,24 @@ func (r *Runner) driveJob(ctx context.Context, j remote.Job, s stages.Step) (rem
 		// This run's job (the name is the run's) finished while the
 		// orchestrator was away.
 		r.say(s.Host, fmt.Sprintf("job %s already finished (exit %d)", j.Name, st.ExitCode))
+		if d.from > 1 {
+			// Show the lines written while the host was away.
+			_, _ = j.FollowFrom(ctx, r.Exec, d.from)
+		}
 		return st, nil
 	case st.State == remote.JobRunning:
-		r.say(s.Host, fmt.Sprintf("re-attaching to job %s (pid %d)", j.Name, st.Pid))
+		r.say(s.Host, fmt.Sprintf("re-attaching to job %s (pid %d)%s", j.Name, st.Pid, fromText(d.from)))
 	default:
 		if _, err := remote.StartJob(ctx, r.Exec, s.Host, j.Dir, j.Name, s.Cmd); err != nil {
 			return st, err
 		}
 	}
+	d.started = true
 	// Follow streams the job's log until the process ends; a broken
-	// connection ends it early with a TransportError (resume re-attaches).
-	if err := j.Follow(ctx, r.Exec, 1); err != nil {
+	// connection ends it early with a TransportError, and the re-attach
+	// goes on from the line it reached.
+	d.from, err = j.FollowFrom(ctx, r.Exec, d.from)
+	if err != nil {
 		return st, err
 	}
 	poll := r.JobPoll
@@ -144,13 +170,29 @@ func (r *Runner) driveJob(ctx context.Context, j remote.Job, s stages.Step) (rem
 	return st, nil
 }
 
+func jobEnd(st remote.JobStatus) string {
+	if st.State == remote.JobLost {
+		return "no exit status: killed, or the host restarted"
+	}
+	return fmt.Sprintf("exit %d, SIGKILL", st.ExitCode)
+}
+
+func fromText(from int) string {
+	if from <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(", its log from line %d", from)
+}
+
 // wait polls s.Cmd until it succeeds s.Settle times in a row. A command
-// failure means "not yet"; a transport failure ends the wait.
-func (r *Runner) wait(ctx context.Context, s stages.Step) (remote.Result, error) {
+// failure means "not yet"; a dropped connection is waited out (within the
+// reconnect budget and the wait's own timeout) and polling goes on.
+func (r *Runner) wait(ctx context.Context, ev Event, s stages.Step) (remote.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
 	s.Cmd.Quiet = true // a poll's output is noise on the console (it is logged)
 	ok := 0
+	var o *outage
 	for {
 		res, err := r.Exec.Run(ctx, s.Host, s.Cmd)
 		var exit *remote.ExitError
@@ -162,6 +204,18 @@ func (r *Runner) wait(ctx context.Context, s stages.Step) (remote.Result, error)
 			}
 		case errors.As(err, &exit) && ctx.Err() == nil:
 			ok = 0
+		case transient(err) && ctx.Err() == nil && r.budget() >= 0:
+			ok = 0
+			if o == nil || r.now().Sub(o.back) > r.backoffMax() {
+				o = &outage{since: r.now()}
+			}
+			if rerr := r.reconnect(ctx, ev, o, err); rerr != nil {
+				if ctx.Err() != nil {
+					return res, fmt.Errorf("not done after %s (the host was unreachable): %w", plan.FormatDuration(s.Timeout), err)
+				}
+				return res, rerr
+			}
+			continue // poll at once
 		default:
 			return res, err
 		}

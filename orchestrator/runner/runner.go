@@ -41,6 +41,14 @@ type Runner struct {
 	// for this one's.
 	JobTag  string
 	JobPoll time.Duration
+	// ReconnectBudget is how long a host may stay unreachable while a
+	// step that is safe to repeat waits for it (see reattach.go); zero
+	// means DefaultReconnectBudget, negative turns re-attaching off (a
+	// dropped connection fails the step at once).
+	ReconnectBudget time.Duration
+	// ReconnectBackoff and ReconnectBackoffMax bound the waits between
+	// redials (zero: the defaults).
+	ReconnectBackoff, ReconnectBackoffMax time.Duration
 
 	emitMu  sync.Mutex
 	mu      sync.Mutex
@@ -295,7 +303,7 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st stages.Stage, s st
 		return err
 	}
 	sent := time.Now()
-	res, err := r.runStep(ctx, idx, s)
+	res, err := r.runStep(ctx, ev, s)
 	var exit *remote.ExitError
 	checkFailed := false
 	if s.Verdict {
@@ -352,18 +360,31 @@ func insertFlag(args []string, i int, flag string) []string {
 	return append(out, args[i:]...)
 }
 
-func (r *Runner) runStep(ctx context.Context, idx int, s stages.Step) (remote.Result, error) {
+// runStep runs one step; a dropped connection is re-attached after
+// (retrying) when the step is safe to repeat, or stops it.
+func (r *Runner) runStep(ctx context.Context, ev Event, s stages.Step) (remote.Result, error) {
 	switch s.Kind {
-	case stages.Put:
-		return remote.Result{Host: s.Host}, r.Exec.Put(ctx, s.Host, s.Transfer)
-	case stages.Get:
-		return remote.Result{Host: s.Host}, r.Exec.Get(ctx, s.Host, s.Transfer)
+	case stages.Local:
+		// Exec and Local run their command; the executor knows how to
+		// reach LocalHost.
+		return r.Exec.Run(ctx, s.Host, s.Cmd)
 	case stages.Wait:
-		return r.wait(ctx, s)
+		return r.wait(ctx, ev, s) // re-attaches poll by poll
 	case stages.Job:
-		return r.job(ctx, idx, s)
+		return r.job(ctx, ev, s)
 	}
-	// Exec and Local run their command; the executor knows how to reach
-	// LocalHost.
-	return r.Exec.Run(ctx, s.Host, s.Cmd)
+	var res remote.Result
+	err := r.retrying(ctx, ev, s, func(ctx context.Context) error {
+		var err error
+		switch s.Kind {
+		case stages.Put:
+			res, err = remote.Result{Host: s.Host}, r.Exec.Put(ctx, s.Host, s.Transfer)
+		case stages.Get:
+			res, err = remote.Result{Host: s.Host}, r.Exec.Get(ctx, s.Host, s.Transfer)
+		default:
+			res, err = r.Exec.Run(ctx, s.Host, s.Cmd)
+		}
+		return err
+	})
+	return res, err
 }

@@ -183,7 +183,7 @@ func (c *compiler) install(st *Stage) {
 			dirs = append(dirs, h.Store)
 			what += " and store"
 		}
-		st.add(Step{Host: h.Name, Kind: Exec, What: what, Cmd: remote.Cmd{Args: mkdirOwned(c.p, dirs...)}})
+		st.add(Step{Host: h.Name, Kind: Exec, What: what, Idempotent: true, Cmd: remote.Cmd{Args: mkdirOwned(c.p, dirs...)}})
 		c.f.installNode(st, h)
 		if c.samplesHosts() {
 			// The host sampler of the run stage (benchrig hoststat).
@@ -191,7 +191,7 @@ func (c *compiler) install(st *Stage) {
 		}
 	}
 	for _, h := range c.p.Workload {
-		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory",
+		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory", Idempotent: true,
 			Cmd: remote.Cmd{Args: mkdirOwned(c.p, h.Dir)}})
 		st.add(installBinary(h, c.driver(), h.Dir+"/benchrig", false)...)
 		if c.p.TPCC.Driver == plan.DriverWorkload {
@@ -260,7 +260,9 @@ func installBinary(h plan.Host, b plan.Binary, dest string, sudo bool) []Step {
 			// file records which archive it came from.
 			what += " from archive"
 		}
-		return []Step{{Host: h.Name, Kind: Exec, What: what, Cmd: remote.Cmd{Args: args}}}
+		// Idempotent: a hash check skips a done install, and the file is
+		// downloaded to a temporary name, checked, then renamed.
+		return []Step{{Host: h.Name, Kind: Exec, What: what, Idempotent: true, Cmd: remote.Cmd{Args: args}}}
 	}
 	return []Step{{Host: h.Name, Kind: Put, What: "upload " + path.Base(dest),
 		Transfer: remote.Transfer{Local: b.Path, Remote: dest, Mode: 0o755, SHA256: b.SHA256}}}

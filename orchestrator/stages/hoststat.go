@@ -65,7 +65,7 @@ func (c *compiler) startHostStat(st *Stage, rd plan.Round, ramp, duration plan.D
 	file := HostStatFile(rd)
 	for _, h := range sampledHosts(c.p) {
 		st.add(
-			Step{Host: h.Name, Kind: Exec, What: "remove old host samples " + file,
+			Step{Host: h.Name, Kind: Exec, What: "remove old host samples " + file, Idempotent: true,
 				Cmd: remote.Cmd{Dir: h.Dir, Args: []string{"rm", "-f", "--", file}}},
 			Step{Host: h.Name, Kind: Job, JobMode: JobDetach, What: "start host sampling " + file,
 				JobName: hostStatJob(rd), JobDir: h.Dir + "/jobs",

@@ -23,7 +23,7 @@ func (f postgresFlavor) primary() plan.Host { return f.p.Nodes[0] }
 func (f postgresFlavor) installNode(st *Stage, h plan.Host) {
 	// The programs are the host's own (binaries.database.host): check
 	// that they are there and say which version they are.
-	st.add(Step{Host: h.Name, Kind: Exec, What: "check PostgreSQL programs",
+	st.add(Step{Host: h.Name, Kind: Exec, What: "check PostgreSQL programs", Idempotent: true,
 		Cmd: remote.Cmd{Args: []string{f.bindir() + "/pg_ctl", "--version"}}})
 }
 
@@ -119,7 +119,7 @@ fi
 
 func (f postgresFlavor) init(st *Stage) {
 	n := f.primary()
-	st.add(Step{Host: n.Name, Kind: Exec, What: "create database " + f.p.TPCC.Database,
+	st.add(Step{Host: n.Name, Kind: Exec, What: "create database " + f.p.TPCC.Database, Idempotent: true,
 		Cmd: remote.Cmd{Args: []string{"sh", "-c", createDB, "sh", f.bindir(), n.Addr, strconv.Itoa(n.SQLPort), f.p.TPCC.Database}}})
 	f.waitStandbys(st, 5*time.Minute)
 }
@@ -139,7 +139,7 @@ func (f postgresFlavor) configure(st *Stage) {
 	}
 	stmts = append(stmts, "SELECT pg_reload_conf()")
 	for _, h := range f.p.Nodes {
-		st.add(Step{Host: h.Name, Kind: Exec, What: "apply settings",
+		st.add(Step{Host: h.Name, Kind: Exec, What: "apply settings", Idempotent: true, // ALTER SYSTEM SET, reload
 			Cmd: f.psql(h, "postgres", stmts...)})
 	}
 }
@@ -181,7 +181,7 @@ func (f postgresFlavor) swap(st *Stage) {
 	order := append(append([]plan.Host(nil), f.p.Nodes[1:]...), f.p.Nodes[0])
 	for _, h := range order {
 		st.Steps = append(st.Steps,
-			Step{Host: h.Name, Kind: Exec, What: "stop node",
+			Step{Host: h.Name, Kind: Exec, What: "stop node", Idempotent: true, // stops only a running server
 				Cmd: remote.Cmd{Args: []string{"sh", "-c", pgStopScript, "sh", f.bindir(), h.Store}}},
 			Step{Host: h.Name, Kind: Exec, What: "start node on the swap programs", Cmd: f.startCmd(h, newBin)},
 			Step{Host: h.Name, Kind: Wait, What: "wait for the node", Poll: time.Second, Timeout: 5 * time.Minute, Settle: 1,

@@ -89,7 +89,7 @@ func (c *compiler) preflight(st *Stage, w Workload) {
 		}
 		// The clock is read after the checks, on a connection already up,
 		// so the round trip bounds its error tightly.
-		st.add(Step{Host: h.Name, Kind: Exec, What: "preflight", Probe: "preflight",
+		st.add(Step{Host: h.Name, Kind: Exec, What: "preflight", Probe: "preflight", Idempotent: true,
 			Cmd: remote.Cmd{Args: []string{"sh", "-c", preflightScript, "sh", path, strconv.Itoa(nofile), strings.Join(ports, ","), pf.FioSize, fioSecs, ownedMark(p)}, Quiet: true}},
 			clockProbe(h.Name))
 		if p.Flavor == plan.Cockroach {
@@ -97,7 +97,7 @@ func (c *compiler) preflight(st *Stage, w Workload) {
 		}
 	}
 	for _, h := range p.Workload {
-		st.add(Step{Host: h.Name, Kind: Exec, What: "preflight", Probe: "preflight",
+		st.add(Step{Host: h.Name, Kind: Exec, What: "preflight", Probe: "preflight", Idempotent: true,
 			Cmd: remote.Cmd{Args: []string{"sh", "-c", preflightScript, "sh", h.Dir, strconv.Itoa(p.TPCC.Ulimit), "", "0", "0", ownedMark(p)}, Quiet: true}},
 			clockProbe(h.Name))
 		arch[h.Name] = binaryArch(c.driver())
@@ -210,7 +210,7 @@ func (c *Check) Judge(results []ProbeResult) (string, error) {
 // clockProbe reads a host's clock with a command that returns at once, so
 // the round trip bounds the offset's error.
 func clockProbe(host string) Step {
-	return Step{Host: host, Kind: Exec, What: "read clock", Probe: "clock",
+	return Step{Host: host, Kind: Exec, What: "read clock", Probe: "clock", Idempotent: true,
 		Cmd: remote.Cmd{Args: []string{"date", "+%s.%N"}, Quiet: true}}
 }
 

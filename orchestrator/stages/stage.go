@@ -121,6 +121,12 @@ type Step struct {
 	// Probe names what an Exec step measures ("clock"); the Runner hands
 	// its timing and output to Observe.
 	Probe string
+	// Idempotent marks an Exec step that is safe to run again after its
+	// connection dropped mid-way (it may have run in part): a read-only
+	// probe, a mkdir -p. The runner repeats such a step once the host is
+	// back; one not marked stops the run with resume advice. Wait, Put,
+	// Get and Job steps are safe by their kind (SafeToRepeat).
+	Idempotent bool
 	// Shows is what the command will do where the command line does not
 	// say it (the SQL a `benchrig tpcc import` issues, an estimate),
 	// computed at compile time from the same pure functions the command
@@ -152,6 +158,26 @@ func (s Step) Digest() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// SafeToRepeat says whether the runner may run the step again after a
+// dropped connection: a poll (Wait), a transfer (written to a temporary
+// file and renamed, checked by hash), a Job (re-attached by its durable
+// name, never started twice), or an Exec step marked Idempotent. Local
+// steps do not cross a connection.
+func (s Step) SafeToRepeat() bool {
+	switch s.Kind {
+	case Wait, Put, Get, Job:
+		return true
+	case Exec:
+		return s.Idempotent
+	}
+	return false
+}
+
+// OnceMarker ends the dry-run line of a remote step that is not safe to
+// repeat: after a dropped connection the run stops there and says how to
+// resume, where every other step is retried or re-attached by itself.
+const OnceMarker = "  [once]"
+
 // LocalHost names this machine in steps.
 const LocalHost = "local"
 
@@ -166,6 +192,9 @@ func (s Step) Display() string {
 func (s Step) Listing() (line string, scripts []string) {
 	c, scripts := abbreviated(s.Cmd)
 	line = s.display(c)
+	if s.Kind == Exec && !s.SafeToRepeat() {
+		line += OnceMarker
+	}
 	if s.Shows != "" {
 		line += "\n    " + strings.ReplaceAll(strings.TrimRight(s.Shows, "\n"), "\n", "\n    ")
 	}

@@ -124,7 +124,11 @@ const OwnedMarker = ".benchrig-owned"
 // mkdirOwnedScript creates each directory ($2...) that does not exist and
 // marks it as benchrig's with OwnedMarker (holding $1); a directory that
 // already exists is used as it is, and marked only if benchrig made it
-// before. Then the work directory ($2) gets its jobs directory.
+// before. A directory appears already marked (made under a temporary
+// name, marked, then renamed into place), so the step is safe to repeat
+// after a dropped connection: a half-done attempt leaves no unmarked
+// directory that the repeat would take for someone else's. Then the work
+// directory ($2) gets its jobs directory.
 const mkdirOwnedScript = `set -eu
 mark=$1; shift
 for d; do
@@ -133,8 +137,12 @@ for d; do
     echo "using $d, which benchrig did not create: teardown --wipe will leave it"
     continue
   fi
-  mkdir -p -- "$d"
-  printf '%s\n' "$mark" >"$d/` + OwnedMarker + `"
+  mkdir -p -- "$(dirname -- "$d")"
+  tmp="$d.benchrig-new"
+  rm -rf -- "$tmp"
+  mkdir -- "$tmp"
+  printf '%s\n' "$mark" >"$tmp/` + OwnedMarker + `"
+  mv -- "$tmp" "$d"
 done
 mkdir -p -- "$1/jobs"`
 

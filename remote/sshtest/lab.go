@@ -41,6 +41,7 @@ type options struct {
 	maxStartups string
 	extra       []string
 	firstIP     int
+	proxies     bool
 }
 
 // WithMaxSessions sets sshd's MaxSessions (default: sshd's own, 10).
@@ -59,6 +60,12 @@ func WithConfig(lines ...string) Option {
 // so hosts are 127.0.0.2, 127.0.0.3, ...).
 func WithFirstIP(octet int) Option { return func(o *options) { o.firstIP = octet } }
 
+// WithProxies puts a fault-injecting Proxy in front of every host: the
+// addresses Targets, Addr, WriteSSHConfig and the known_hosts file give
+// out are the proxies', so tests can blackhole or reset a host's link
+// (Lab.Proxy). The sshd behind keeps its own port across Restart.
+func WithProxies() Option { return func(o *options) { o.proxies = true } }
+
 // Lab is a set of running sshd servers, one per fake host.
 type Lab struct {
 	dir        string
@@ -76,6 +83,8 @@ type host struct {
 	port int
 	dir  string
 	keys []ssh.PublicKey
+	// proxy, with WithProxies, is what clients are given to dial.
+	proxy *Proxy
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -142,6 +151,14 @@ func Start(dir string, n int, opts ...Option) (*Lab, error) {
 	if err := g.Wait(); err != nil {
 		l.Close()
 		return nil, err
+	}
+	if o.proxies {
+		for _, h := range l.hosts {
+			if h.proxy, err = NewProxy(h.ip, h.addr()); err != nil {
+				l.Close()
+				return nil, err
+			}
+		}
 	}
 	// Ports are known only now.
 	if err := l.rewriteKnownHosts(); err != nil {
@@ -271,14 +288,29 @@ func freePort(ip string) (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// addr is "ip:port" (port is 0 until a port was picked).
+// addr is sshd's "ip:port" (port is 0 until a port was picked).
 func (h *host) addr() string { return net.JoinHostPort(h.ip, strconv.Itoa(h.port)) }
+
+// dialPort is the port clients are given: the proxy's if there is one.
+func (h *host) dialPort() int {
+	if h.proxy != nil {
+		return h.proxy.Port()
+	}
+	return h.port
+}
+
+// dialAddr is the "ip:port" clients are given.
+func (h *host) dialAddr() string { return net.JoinHostPort(h.ip, strconv.Itoa(h.dialPort())) }
 
 func (l *Lab) rewriteKnownHosts() error {
 	var b bytes.Buffer
 	for _, h := range l.hosts {
+		addrs := []string{h.addr()}
+		if h.proxy != nil {
+			addrs = append(addrs, h.dialAddr())
+		}
 		for _, k := range h.keys {
-			b.WriteString(knownhosts.Line([]string{h.addr()}, k))
+			b.WriteString(knownhosts.Line(addrs, k))
 			b.WriteByte('\n')
 		}
 	}
@@ -416,8 +448,12 @@ func (l *Lab) KnownHostsPath() string { return l.knownHosts }
 // Name is host i's name (host-01, ...), i counting from 0.
 func (l *Lab) Name(i int) string { return l.hosts[i].name }
 
-// Addr is host i's "ip:port".
-func (l *Lab) Addr(i int) string { return l.hosts[i].addr() }
+// Addr is host i's "ip:port" as clients dial it (its proxy's, with
+// WithProxies).
+func (l *Lab) Addr(i int) string { return l.hosts[i].dialAddr() }
+
+// Proxy is the fault proxy in front of host i, nil without WithProxies.
+func (l *Lab) Proxy(i int) *Proxy { return l.hosts[i].proxy }
 
 // HostDir is a directory owned by the login user, private to host i: the
 // fake hosts share one filesystem, so tests put per-host files here.
@@ -439,7 +475,7 @@ func (l *Lab) Targets() []remote.Target {
 		ts[i] = remote.Target{
 			Name:          h.name,
 			Host:          h.ip,
-			Port:          h.port,
+			Port:          h.dialPort(),
 			User:          l.user,
 			IdentityFiles: []string{l.identity},
 			ProxyJump:     "none",
@@ -458,7 +494,7 @@ func (l *Lab) WriteHostsFile(path string, idx ...int) error {
 	}
 	var b strings.Builder
 	for _, i := range idx {
-		fmt.Fprintf(&b, "%s@%s:%d\n", l.user, l.hosts[i].ip, l.hosts[i].port)
+		fmt.Fprintf(&b, "%s@%s:%d\n", l.user, l.hosts[i].ip, l.hosts[i].dialPort())
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
@@ -486,8 +522,11 @@ func (l *Lab) Kill(i int) error {
 	return nil
 }
 
-// Restart starts host i's sshd again (same address, port and keys) after
-// Kill.
+// Restart starts host i's sshd again: a new process with the same
+// address, port and host keys, as after a reboot or a restart of sshd
+// that took its sessions along. A running sshd is killed first (Kill);
+// a test that wants the host away for a while calls Kill, waits, then
+// Restart. Detached jobs (setsid, re-parented away from sshd) survive.
 func (l *Lab) Restart(i int) error {
 	if err := l.Kill(i); err != nil {
 		return err
@@ -519,6 +558,9 @@ func (l *Lab) Close() error {
 	for i, h := range l.hosts {
 		if h == nil {
 			continue
+		}
+		if h.proxy != nil {
+			errs = append(errs, h.proxy.Close())
 		}
 		h.mu.Lock()
 		running := h.cmd != nil

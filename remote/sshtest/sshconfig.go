@@ -18,7 +18,7 @@ func (l *Lab) WriteSSHConfig(path, prefix string, names []string) error {
 	b.WriteString("# written by sshtest\n")
 	for i, h := range l.hosts {
 		fmt.Fprintf(&b, "Host %s%s\n  HostName %s\n  Port %d\n  User %s\n  IdentityFile %s\n  UserKnownHostsFile %s\n  IdentitiesOnly yes\n\n",
-			prefix, names[i], h.ip, h.port, l.user, l.identity, l.knownHosts)
+			prefix, names[i], h.ip, h.dialPort(), l.user, l.identity, l.knownHosts)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
