@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync/atomic"
 	"time"
 
@@ -89,22 +90,40 @@ func newProfile(p Profile, d Dialect, cfg *RunConfig, parts Partitions) loadProf
 		p = DefaultProfile(d)
 	}
 	if p == ProfileWorkload {
-		return &workloadProfile{dialect: d, retryLimit: cfg.SavepointRetryLimit, noRetry: cfg.Retry.None, active: activeWarehouses(parts)}
+		return &workloadProfile{dialect: d, retryLimit: cfg.SavepointRetryLimit, noRetry: cfg.Retry.None, active: newActiveSet(parts)}
 	}
 	return pipelinedProfile{}
 }
 
-// activeWarehouses lists the active warehouses of every partition, in
-// partition order (workload's partitioner.totalElems).
-func activeWarehouses(p Partitions) []int32 {
-	var ws []int32
+// activeSet is the active warehouses of every partition, in partition
+// order (workload's partitioner.totalElems), indexed without listing
+// them: a plan's validation sizes every host's run through the profile,
+// and a 100,000-warehouse list per host and round made that cost tens of
+// megabytes.
+type activeSet struct {
+	parts Partitions
+	start []int // start[i]: index of partition i's first active warehouse
+	n     int
+}
+
+func newActiveSet(p Partitions) activeSet {
+	s := activeSet{parts: p, start: make([]int, p.Count)}
 	for i := range p.Count {
+		s.start[i] = s.n
 		lo, hi := p.ActiveRange(i)
-		for w := lo; w <= hi; w++ {
-			ws = append(ws, int32(w))
-		}
+		s.n += max(hi-lo+1, 0)
 	}
-	return ws
+	return s
+}
+
+// len is the number of active warehouses.
+func (s activeSet) len() int { return s.n }
+
+// at is the k-th active warehouse (0 <= k < len()).
+func (s activeSet) at(k int) int32 {
+	i := sort.Search(len(s.start), func(i int) bool { return s.start[i] > k }) - 1
+	lo, _ := s.parts.ActiveRange(i)
+	return int32(lo + k - s.start[i])
 }
 
 // pipelinedProfile is ProfilePipelined: the driver's transactions in
@@ -141,7 +160,7 @@ type workloadProfile struct {
 	dialect    Dialect
 	retryLimit int     // give up after this many savepoint retries (0: never, as workload)
 	noRetry    bool    // --txn-retries=false: the first retryable error is final
-	active     []int32 // the run's active warehouses, all partitions
+	active     activeSet // the run's active warehouses, all partitions
 	// trips is the round trips of the latest transaction of each type,
 	// retries included: what a test compares with workload's count.
 	trips [numTxnTypes]atomic.Int64

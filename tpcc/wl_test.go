@@ -481,3 +481,30 @@ func TestResultNamesProfile(t *testing.T) {
 		t.Errorf("report does not name the profile and workload's efc:\n%s", rep)
 	}
 }
+
+// TestActiveSet: the indexed set of active warehouses is the list of every
+// partition's active range in partition order, warehouse by warehouse.
+func TestActiveSet(t *testing.T) {
+	for _, c := range []struct{ w, active, parts int }{{10, 10, 1}, {100, 80, 3}, {27, 27, 27}, {1000, 999, 7}} {
+		p, err := NewPartitions(c.w, c.active, c.parts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int32
+		for i := range p.Count {
+			lo, hi := p.ActiveRange(i)
+			for w := lo; w <= hi; w++ {
+				want = append(want, int32(w))
+			}
+		}
+		s := newActiveSet(p)
+		if s.len() != len(want) {
+			t.Fatalf("%+v: len %d, want %d", c, s.len(), len(want))
+		}
+		for k, w := range want {
+			if got := s.at(k); got != w {
+				t.Fatalf("%+v: at(%d) = %d, want %d", c, k, got, w)
+			}
+		}
+	}
+}

@@ -263,8 +263,8 @@ func (p *workloadProfile) exec(ctx context.Context, w *worker, db connPool, t Tx
 // home warehouse.
 func (p *workloadProfile) randActive(w *worker, home int32) int32 {
 	for {
-		x := p.active[w.rng.Int(0, len(p.active)-1)]
-		if x != home || len(p.active) < 2 {
+		x := p.active.at(w.rng.Int(0, p.active.len()-1))
+		if x != home || p.active.len() < 2 {
 			return x
 		}
 	}
@@ -308,7 +308,7 @@ func (p *workloadProfile) drawNewOrder(w *worker, wID int32) wlNewOrderInput {
 		}
 		l.remote = r.Int(0, 99) == 0
 		l.supply = wID
-		if l.remote && len(p.active) > 1 {
+		if l.remote && p.active.len() > 1 {
 			in.allLocal = 0
 			l.supply = p.randActive(w, wID)
 		}

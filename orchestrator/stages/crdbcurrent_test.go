@@ -19,7 +19,7 @@ func TestLargeV254DryRun(t *testing.T) {
 	for _, want := range []string{
 		"./cockroach workload fixtures import tpcc --partitions 81 --partition-strategy leases --replicate-static-columns --warehouses 140000 ",
 		`IMPORT INTO "warehouse" CSV DATA (`,
-		"-- CockroachDB v25.4, tpcc generator 2.2.0, 140000 warehouses",
+		"-- CockroachDB v25.4.0, tpcc generator 2.2.0, 140000 warehouses",
 		"CREATE UNIQUE INDEX item_idx_80 ON item",
 		"/usr/local/bin/cockroach node drain --self --insecure --host=10.0.1.91",
 		"--partition-affinity 17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32 --ramp 4m --duration 30m --workers 276550 --conns 55310 --histograms workload2.histogram.ndjson",
