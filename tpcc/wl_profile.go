@@ -158,8 +158,8 @@ func (pipelinedProfile) warm(context.Context, []*pgxpool.Pool, int, Dialect) err
 // workloadProfile is ProfileWorkload (wl_txn.go holds its transactions).
 type workloadProfile struct {
 	dialect    Dialect
-	retryLimit int     // give up after this many savepoint retries (0: never, as workload)
-	noRetry    bool    // --txn-retries=false: the first retryable error is final
+	retryLimit int       // give up after this many savepoint retries (0: never, as workload)
+	noRetry    bool      // --txn-retries=false: the first retryable error is final
 	active     activeSet // the run's active warehouses, all partitions
 	// trips is the round trips of the latest transaction of each type,
 	// retries included: what a test compares with workload's count.
