@@ -110,3 +110,12 @@ func TestRacksRoundRobin(t *testing.T) {
 		t.Errorf("pinned racks %v, want [1 0 1]", got)
 	}
 }
+
+// TestMatchHostWord: the hand-written matcher agrees with hostWord.
+func TestMatchHostWord(t *testing.T) {
+	for _, s := range []string{"", "a", "a.b", "node-01", "-a", "a-", "a..b", "a_b", "a:b", "a b", "é", "10.0.0.1", "a.", ".a", "ab", "a$b"} {
+		if got, want := matchHostWord(s), hostWord.MatchString(s); got != want {
+			t.Errorf("%q: %v, hostWord says %v", s, got, want)
+		}
+	}
+}

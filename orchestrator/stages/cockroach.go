@@ -106,7 +106,7 @@ func (f cockroachFlavor) startCmd(h plan.Host) remote.Cmd {
 
 func (f cockroachFlavor) start(st *Stage) {
 	for _, h := range f.p.Nodes {
-		st.add(Step{Host: h.Name, Kind: Exec, What: "start node", Cmd: f.startCmd(h)})
+		st.add(Step{Host: h.Name, Kind: Exec, What: "start node", Idempotent: true, Cmd: f.startCmd(h)})
 	}
 }
 
@@ -122,7 +122,7 @@ func (f cockroachFlavor) sql(h plan.Host, stmts ...string) remote.Cmd {
 func (f cockroachFlavor) init(st *Stage) {
 	n := f.p.Nodes[0]
 	st.Steps = append(st.Steps,
-		Step{Host: n.Name, Kind: Exec, What: "initialise the cluster",
+		Step{Host: n.Name, Kind: Exec, What: "initialise the cluster", Idempotent: true, // crdbInitScript accepts an initialised cluster
 			Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbInitScript, "sh", f.bin(), "init", "--insecure", "--host=" + hostPort(n)}}},
 		Step{Host: n.Name, Kind: Wait, What: "wait for SQL", Poll: 2 * time.Second, Timeout: 5 * time.Minute, Settle: 1,
 			Cmd: f.sql(n, "SELECT 1")},
@@ -146,14 +146,14 @@ func (f cockroachFlavor) configure(st *Stage) {
 		stmts = append(stmts, fmt.Sprintf("SET CLUSTER SETTING cluster.organization = %s;", sqlLiteral(l.Organization)))
 	}
 	if len(stmts) > 0 {
-		st.add(Step{Host: n.Name, Kind: Exec, What: "apply cluster settings", Cmd: f.sql(n, stmts...)})
+		st.add(Step{Host: n.Name, Kind: Exec, What: "apply cluster settings", Idempotent: true, Cmd: f.sql(n, stmts...)})
 	}
 	if l := f.p.License; l != nil {
 		// The key goes on stdin, never on a command line (visible in ps).
 		c := f.sql(n)
 		c.Stdin = "SET CLUSTER SETTING enterprise.license = " + remote.Placeholder("license") + ";\n"
 		c.Secrets = map[string]remote.Secret{"license": licenseSecret{l.Key}}
-		st.add(Step{Host: n.Name, Kind: Exec, What: "set the enterprise licence", Cmd: c})
+		st.add(Step{Host: n.Name, Kind: Exec, What: "set the enterprise licence", Idempotent: true, Cmd: c})
 	}
 }
 
@@ -256,7 +256,7 @@ func (f cockroachFlavor) partition(st *Stage, c *compiler) {
 	p := f.p
 	n := p.Nodes[0]
 	if s := p.Settings; s.ImportReplicas > 0 {
-		st.add(Step{Host: n.Name, Kind: Exec, What: "restore replication",
+		st.add(Step{Host: n.Name, Kind: Exec, What: "restore replication", Idempotent: true,
 			Cmd: f.sql(n, fmt.Sprintf("ALTER RANGE default CONFIGURE ZONE USING num_replicas = %d;", s.Replicas))})
 		st.then()
 	}
@@ -363,7 +363,7 @@ func (f cockroachFlavor) swap(st *Stage) {
 		)
 		st.add(installBinary(h, *f.p.Binaries.Swap, f.bin(), f.p.SSH.Sudo)...)
 		st.Steps = append(st.Steps,
-			Step{Host: h.Name, Kind: Exec, What: "start node", Cmd: f.startCmd(h)},
+			Step{Host: h.Name, Kind: Exec, What: "start node", Idempotent: true, Cmd: f.startCmd(h)},
 			Step{Host: h.Name, Kind: Wait, What: "wait for the node", Poll: 2 * time.Second, Timeout: 5 * time.Minute, Settle: 1,
 				Cmd: f.sql(h, "SELECT 1")},
 		)

@@ -45,14 +45,14 @@ type quitRelease struct{}
 func (quitRelease) logFlags(plan.Host) []string { return nil }
 
 func (quitRelease) stop(f cockroachFlavor, h plan.Host) Step {
-	return Step{Host: h.Name, Kind: Exec, What: "stop node",
+	return Step{Host: h.Name, Kind: Exec, What: "stop node", Idempotent: true, // crdbStopScript: a stopped node is fine
 		Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbStopScript, "sh", h.Dir + "/cockroach.pid", f.bin(), "quit", "--insecure", "--host=" + hostPort(h)}}}
 }
 
 // teardown signals the node (SIGTERM, SIGKILL after teardownGrace):
 // `cockroach quit` would wait for a drain teardown does not need.
 func (quitRelease) teardown(_ cockroachFlavor, h plan.Host) Step {
-	return Step{Host: h.Name, Kind: Exec, What: "stop node",
+	return Step{Host: h.Name, Kind: Exec, What: "stop node", Idempotent: true, // pidStopScript: a stopped node is fine
 		Cmd: remote.Cmd{Args: []string{"sh", "-c", pidStopScript, "sh", h.Dir + "/cockroach.pid", teardownGrace}}}
 }
 
@@ -87,7 +87,9 @@ func (r drainRelease) logFlags(h plan.Host) []string {
 func (r drainRelease) stop(f cockroachFlavor, h plan.Host) Step {
 	args := []string{"sh", "-c", crdbDrainScript, "sh", h.Dir + "/cockroach.pid", strconv.Itoa(drainGrace),
 		f.bin(), "node", "drain", "--self", "--insecure", "--host=" + hostPort(h)}
-	return Step{Host: h.Name, Kind: Exec, What: "drain and stop node", Cmd: remote.Cmd{Args: args}}
+	// crdbDrainScript says "not running" for a node it already stopped:
+	// safe to repeat after a dropped connection.
+	return Step{Host: h.Name, Kind: Exec, What: "drain and stop node", Idempotent: true, Cmd: remote.Cmd{Args: args}}
 }
 
 // teardown drains too: the documented shutdown of a v20.2+ node.
