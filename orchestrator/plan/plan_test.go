@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,5 +68,21 @@ func TestInvalidPlans(t *testing.T) {
 func withLicense(t testing.TB) {
 	if _, ok := os.LookupEnv("COCKROACH_LICENSE"); !ok {
 		t.Setenv("COCKROACH_LICENSE", "crl-0-test")
+	}
+}
+
+// TestMissingFieldPointsAtItsMapping: a required field the plan leaves out
+// is reported at the mapping that should hold it, not at 1:1.
+func TestMissingFieldPointsAtItsMapping(t *testing.T) {
+	data, err := os.ReadFile("../../plans/local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), "  warehouses: 2\n", "", 1)
+	tpccLine := 1 + strings.Count(text[:strings.Index(text, "\ntpcc:\n")+1], "\n")
+	_, err = ParsePlan("local.yaml", []byte(text))
+	want := fmt.Sprintf("local.yaml:%d:3: tpcc.warehouses:", tpccLine+1)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("want %q in %v", want, err)
 	}
 }

@@ -285,6 +285,19 @@ func (p *Plan) nodeOr(field any) *yaml.Node {
 	if n := p.node(field); n != nil {
 		return n
 	}
+	// A field the plan leaves out has no node: point at the mapping that
+	// should hold it (tpcc.warehouses at tpcc:, nodes[2].addr at the
+	// third node), the nearest one written, else the document's start.
+	for path := p.paths[field]; path != ""; {
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+		if n := p.pos[path]; n != nil {
+			return n
+		}
+	}
 	return &yaml.Node{Line: 1, Column: 1}
 }
 
