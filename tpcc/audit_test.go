@@ -79,17 +79,7 @@ func simulateRun(t *testing.T, seed uint64, warehouses, newOrders int) ([]AuditR
 		case NewOrderTxn:
 			in := &w.no.in
 			w.drawNewOrder(in, home)
-			c.noLines.Add(int64(len(in.lines)))
-			c.noOLCnt[len(in.lines)].Add(1)
-			if in.rollback {
-				c.noRollbacks.Add(1)
-			}
-			c.noRemoteLines.Add(int64(in.remoteLines))
-			for _, l := range in.lines {
-				if l.supplyWID != in.wID {
-					c.remoteLineW.set(int(l.supplyWID))
-				}
-			}
+			c.newOrder(in.wID, len(in.lines), in.rollback, func(i int) int32 { return in.lines[i].supplyWID })
 		case PaymentTxn:
 			in := w.drawPayment(home)
 			if in.cWID != in.wID {

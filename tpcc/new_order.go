@@ -21,7 +21,6 @@ type newOrderInput struct {
 	lines         []newOrderLine
 	rollback      bool // last line carries an unused item id (clause 2.4.1.4)
 	allLocal      bool
-	remoteLines   int
 }
 
 // unusedItemID is outside 1..100000 (clause 2.4.1.5.1 and 2.4.1.4: "an
@@ -39,7 +38,6 @@ func (w *worker) drawNewOrder(in *newOrderInput, home warehouseDistrict) {
 	in.rollback = r.Int(1, 100) == 1          // 2.4.1.4: rbk = 1 for 1% of New-Orders
 	in.lines = in.lines[:0]
 	in.allLocal = true
-	in.remoteLines = 0
 	for i := range n {
 		var item int32
 		if in.rollback && i == n-1 {
@@ -61,7 +59,6 @@ func (w *worker) drawNewOrder(in *newOrderInput, home warehouseDistrict) {
 		if w.warehouses > 1 && r.Int(1, 100) == 1 {
 			supply = w.otherWarehouse(in.wID)
 			in.allLocal = false
-			in.remoteLines++
 		}
 		in.lines = append(in.lines, newOrderLine{
 			itemID: item, supplyWID: supply,
@@ -261,19 +258,6 @@ func (w *worker) newOrder(ctx context.Context, db connPool, home warehouseDistri
 	if err != nil && !errors.Is(err, errNewOrderRollback) {
 		return retries, fmt.Errorf("new-order (w %d, d %d, c %d): %w", in.wID, in.dID, in.cID, err)
 	}
-	c := w.counters()
-	c.noLines.Add(int64(len(in.lines)))
-	c.noOLCnt[len(in.lines)].Add(1)
-	if in.rollback {
-		c.noRollbacks.Add(1)
-	}
-	if in.remoteLines > 0 {
-		c.noRemoteLines.Add(int64(in.remoteLines))
-		for _, l := range in.lines {
-			if l.supplyWID != in.wID {
-				c.remoteLineW.set(int(l.supplyWID))
-			}
-		}
-	}
+	w.counters().newOrder(in.wID, len(in.lines), in.rollback, func(i int) int32 { return in.lines[i].supplyWID })
 	return retries, nil
 }

@@ -277,6 +277,23 @@ type counters struct {
 	remoteLineW, remotePayW             bitset       // warehouses used remotely
 }
 
+// newOrder records a finished New-Order's audit figures (clause 9.2.2.5):
+// its lines, a rollback, and the supplying warehouse of each remote line
+// (supply(i) is line i's). Both load profiles count through it.
+func (c *counters) newOrder(home int32, lines int, rollback bool, supply func(i int) int32) {
+	c.noLines.Add(int64(lines))
+	c.noOLCnt[lines].Add(1)
+	if rollback {
+		c.noRollbacks.Add(1)
+	}
+	for i := range lines {
+		if s := supply(i); s != home {
+			c.noRemoteLines.Add(1)
+			c.remoteLineW.set(int(s))
+		}
+	}
+}
+
 func newCounters(warehouses int) *counters {
 	return &counters{remoteLineW: newBitset(warehouses + 1), remotePayW: newBitset(warehouses + 1)}
 }

@@ -469,18 +469,7 @@ func (p *workloadProfile) newOrder(ctx context.Context, w *worker, db connPool, 
 	if err != nil && !errors.Is(err, errNewOrderRollback) {
 		return retries, fmt.Errorf("new-order (w %d, d %d, c %d): %w", in.wID, in.dID, in.cID, err)
 	}
-	c := w.counters()
-	c.noLines.Add(int64(len(in.lines)))
-	c.noOLCnt[len(in.lines)].Add(1)
-	if in.rollback {
-		c.noRollbacks.Add(1)
-	}
-	for _, l := range in.lines {
-		if l.supply != in.wID {
-			c.noRemoteLines.Add(1)
-			c.remoteLineW.set(int(l.supply))
-		}
-	}
+	w.counters().newOrder(in.wID, len(in.lines), in.rollback, func(i int) int32 { return in.lines[i].supply })
 	return retries, err
 }
 
