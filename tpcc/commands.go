@@ -62,6 +62,18 @@ func (t Target) connect(ctx context.Context) (*pgx.Conn, Dialect, error) {
 	return conn, d, nil
 }
 
+// splitZones is --zones: comma-separated zones, one per partition, each
+// trimmed ("" is none).
+func splitZones(s string) []string {
+	var zones []string
+	if s != "" {
+		for _, z := range strings.Split(s, ",") {
+			zones = append(zones, strings.TrimSpace(z))
+		}
+	}
+	return zones
+}
+
 // InitArgs are `benchrig tpcc init`'s flags, written straight in.
 type InitArgs struct {
 	Target
@@ -80,12 +92,7 @@ func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return &UsageError{fmt.Errorf("--partition-strategy: %w", err)}
 	}
-	var zones []string
-	if a.Zones != "" {
-		for _, z := range strings.Split(a.Zones, ",") {
-			zones = append(zones, strings.TrimSpace(z))
-		}
-	}
+	zones := splitZones(a.Zones)
 	if _, err := NewPartitions(a.Warehouses, a.Warehouses, max(a.Partitions, 1)); err != nil {
 		return &UsageError{err}
 	}

@@ -44,12 +44,7 @@ func (a ImportArgs) options(b Build, nodes int) (ImportOptions, error) {
 	if err != nil {
 		return ImportOptions{}, &UsageError{fmt.Errorf("--partition-strategy: %w", err)}
 	}
-	var zones []string
-	if a.Zones != "" {
-		for _, z := range strings.Split(a.Zones, ",") {
-			zones = append(zones, strings.TrimSpace(z))
-		}
-	}
+	zones := splitZones(a.Zones)
 	gflags, err := ParseGeneratorFlags(a.GeneratorFlags)
 	if err != nil {
 		return ImportOptions{}, &UsageError{err}
