@@ -82,7 +82,3 @@ func validatePlans(c *cli.Context, files []string, opts plan.Options) error {
 	return nil
 }
 
-// loadPlan loads a plan; a problem in it exits with code 3.
-func loadPlan(path string) (*plan.Plan, error) {
-	return orchestrator.LoadPlan(path)
-}

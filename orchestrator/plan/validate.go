@@ -29,9 +29,6 @@ var (
 	planName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	hexSHA   = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	envVar   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	// hostWord is a DNS name, an IPv4 address or a bracket-free IPv6
-	// address: what may stand in a URL, a --join list and a conf file.
-	hostWord = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$`)
 	// safePath is what a path on a host may be: pg_ctl writes -D, -l and
 	// its own program path into a command line for /bin/sh (in double
 	// quotes, where $ and ` still act), and the conf files hold them in
