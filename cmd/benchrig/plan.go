@@ -81,4 +81,3 @@ func validatePlans(c *cli.Context, files []string, opts plan.Options) error {
 	}
 	return nil
 }
-
