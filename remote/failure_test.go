@@ -99,8 +99,10 @@ func TestCommandTimeout(t *testing.T) {
 	// If TERM did not reach the command's process group, the sleep's
 	// follow-up would create the marker.
 	res, err := s.Run(context.Background(), l.Name(0), remote.Cmd{
-		Args:    []string{"sh", "-c", `echo before; sleep 5; touch "$1"`, "sh", marker},
-		Timeout: 500 * time.Millisecond,
+		Args:    []string{"sh", "-c", `echo before; sleep 8; touch "$1"`, "sh", marker},
+		// 2s, not less: on a loaded CI machine the session itself can take
+		// most of a second to start, and the timeout counts from the call.
+		Timeout: 2 * time.Second,
 	})
 	var to *remote.TimeoutError
 	if !errors.As(err, &to) || !errors.Is(err, context.DeadlineExceeded) {
@@ -108,13 +110,13 @@ func TestCommandTimeout(t *testing.T) {
 	}
 	// Generous bounds: the machine may be loaded (CI runs packages in
 	// parallel); the command itself would take 5s.
-	if d := time.Since(start); d > 4500*time.Millisecond {
+	if d := time.Since(start); d > 7*time.Second {
 		t.Errorf("took %v; the command was not stopped at its timeout", d)
 	}
 	if string(res.Stdout) != "before\n" {
 		t.Errorf("stdout %q", res.Stdout)
 	}
-	time.Sleep(time.Until(start.Add(6 * time.Second)))
+	time.Sleep(time.Until(start.Add(9 * time.Second)))
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the command kept running after its timeout")
 	}
@@ -270,7 +272,9 @@ func TestDialLimiterUnderMaxStartups(t *testing.T) {
 }
 
 // TestTimeoutEscalatesToKill: a command that ignores SIGTERM is killed
-// after the grace period (2s in newSSH), not waited for.
+// after the grace period (2s in newSSH), not waited for. The timeout is 2s
+// so that the shell has written its pid before it fires even on a loaded
+// machine (CI failed once at 300ms: the pid file did not exist yet).
 func TestTimeoutEscalatesToKill(t *testing.T) {
 	l := sshtest.StartT(t, 1)
 	s := newSSH(t, l, nil)
@@ -278,21 +282,30 @@ func TestTimeoutEscalatesToKill(t *testing.T) {
 	start := time.Now()
 	_, err := s.Run(context.Background(), l.Name(0), remote.Cmd{
 		Args:    []string{"sh", "-c", `trap "" TERM; echo $$ >"$1"; exec sleep 30`, "sh", pidFile},
-		Timeout: 300 * time.Millisecond,
+		Timeout: 2 * time.Second,
 	})
 	if !errors.As(err, new(*remote.TimeoutError)) {
 		t.Fatalf("err = %v, want *remote.TimeoutError", err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	// The command alone would take 30s; timeout plus grace is 4s.
+	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("took %v: SIGKILL did not follow the grace period", d)
 	}
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
-	if _, err := os.Stat("/proc/" + strings.TrimSpace(string(b))); err == nil {
-		t.Errorf("the TERM-ignoring process %s is still alive", b)
+	// The kill is delivered before Run returns, but reaping can lag on a
+	// loaded machine: allow it 5s, far short of the sleep's 30s.
+	proc := "/proc/" + strings.TrimSpace(string(b))
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(proc); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the TERM-ignoring process %s is still alive", b)
+			break
+		}
 	}
 }
 
