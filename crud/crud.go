@@ -19,31 +19,39 @@ import (
 )
 
 // Config is one run of the benchmark. The zero values of the counts are
-// not defaults: the CLI supplies the seed's (100, 400, 10, 300).
+// not defaults: DefaultConfig has the seed's (100, 400, 10, 300). Each
+// field's flag tag declares its flag of `benchrig crud`.
 type Config struct {
 	// URLs are connection strings; goroutine g uses URLs[g % len(URLs)].
 	// The table is set up through URLs[0].
 	URLs []string
 	// Goroutines is the number of concurrent clients, each with its own
 	// connection.
-	Goroutines int
+	Goroutines int `flag:"goroutines" usage:"concurrent clients, one connection each"`
 	// Records is the number of records each goroutine inserts and updates.
-	Records int
+	Records int `flag:"records" usage:"records inserted and updated per goroutine"`
 	// SelectRepeat is how many times each goroutine selects each of its
 	// records by key; 0 skips the phase.
-	SelectRepeat int
+	SelectRepeat int `flag:"select-repeat" usage:"times each goroutine selects each of its records (0 skips)"`
 	// ManyRepeat is how many range queries each goroutine runs over its
 	// own records; 0 skips the phase.
-	ManyRepeat int
+	ManyRepeat int `flag:"many-repeat" usage:"range queries per goroutine over all its records (0 skips)"`
 	// Table is the table name, optionally schema-qualified ("s.t").
-	Table string
+	Table string `flag:"table" usage:"table name (schema.table allowed)"`
 	// Drop drops and recreates the table before the run.
-	Drop bool
+	Drop bool `flag:"drop" usage:"drop and recreate the table first (else only this run's keys are deleted)"`
 	// KeyOffset shifts every key, so that several hosts can share a table
 	// with disjoint ranges.
-	KeyOffset int64
+	KeyOffset int64 `flag:"key-offset" usage:"shift all keys, so several hosts can share the table"`
 	// Progress, when set, receives one line per finished phase.
 	Progress io.Writer
+}
+
+// DefaultConfig is the seed's benchmark: 100 goroutines of 400 records,
+// each selected 10 times, and 300 range queries per goroutine; the flags
+// of `benchrig crud` start from it (their tags are on Config's fields).
+func DefaultConfig() Config {
+	return Config{Goroutines: 100, Records: 400, SelectRepeat: 10, ManyRepeat: 300, Table: "crud_bench"}
 }
 
 // Validate reports every problem of the configuration at once.

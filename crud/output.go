@@ -50,10 +50,10 @@ func MergeFiles(paths ...string) ([]Row, error) {
 // standard output, which sends the table to standard error) and, unless
 // Quiet, per-phase progress on standard error.
 type Outputs struct {
-	JSON  string
-	TSV   bool
-	Label string
-	Quiet bool
+	JSON  string `flag:"json" usage:"also write the result as JSON to FILE (- for stdout; the table then goes to stderr)" arg:"FILE"`
+	TSV   bool   `flag:"tsv" usage:"print the table tab-separated, like the seed, instead of aligned"`
+	Label string `flag:"label" usage:"first column of the table (the seed's \"Disk Type\"), and the JSON's label"`
+	Quiet bool   `flag:"quiet,q" usage:"no per-phase progress on stderr"`
 }
 
 // RunTo creates the first URL's database if missing, runs the benchmark

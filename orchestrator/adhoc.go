@@ -17,21 +17,27 @@ import (
 // hosts of a plan (Plan, Hosts) or ad-hoc targets (Targets), and how to
 // reach them. The command line writes its flags straight into it.
 type AdHoc struct {
-	Plan       string
-	Hosts      []string // nodes, workload, all, or host names; empty: all
-	Targets    []string // name=user@host:port
-	KnownHosts string
-	AcceptNew  bool
+	Plan string `flag:"plan" usage:"plan file whose hosts to use"`
+	// Nodes, workload, all, or host names; empty: all.
+	Hosts []string `flag:"hosts" usage:"nodes, workload, all (the default), or host names (comma-separated or repeated)" arg:"nodes"`
+	// Hosts without a plan: name=user@host:port.
+	Targets    []string `flag:"target" usage:"ad-hoc host name=user@host:port (repeatable; instead of --plan)" arg:"name=user@host:port"`
+	KnownHosts string   `flag:"known-hosts" usage:"known_hosts FILE (default: the plan's, else ~/.ssh/known_hosts)" arg:"FILE"`
+	AcceptNew  bool     `flag:"accept-new-host-keys" usage:"add unknown host keys to known_hosts (like StrictHostKeyChecking=accept-new); a changed key is still refused"`
 	// CreateKnownHosts lets accept-new create a known_hosts file that
 	// does not exist (remote.SSHConfig.CreateKnownHosts).
-	CreateKnownHosts bool
-	Insecure         bool // no host key checking at all
-	Identities       []string
-	SSHConfig        string
-	Concurrency      int // 0: the plan's, else 32
+	CreateKnownHosts bool `flag:"create-known-hosts" usage:"with --accept-new-host-keys, create the known_hosts file if it does not exist (only ~/.ssh/known_hosts is created without it)"`
+	// No host key checking at all.
+	Insecure    bool     `flag:"insecure-ignore-host-keys" usage:"DANGEROUS: do not check host keys at all (throwaway machines only)"`
+	Identities  []string `flag:"identity,i" usage:"private key FILE to offer (repeatable; after ssh-agent's keys)" arg:"FILE"`
+	SSHConfig   string   `flag:"ssh-config" usage:"ssh_config FILE to read (default ~/.ssh/config; \"none\" for none)" arg:"FILE"`
+	Concurrency int      `flag:"concurrency" usage:"hosts at once (default: the plan's, else 32)"`
 
 	Out, ErrOut io.Writer
 	Progress    io.Writer // transfer progress bars (a terminal), or nil
+	// Stdin, if set, is read once and sent to exec's command on every
+	// host (exec --stdin, like pssh -I).
+	Stdin io.Reader
 }
 
 // selector is Hosts as plan.Targets takes it.
@@ -127,6 +133,13 @@ func Exec(ctx context.Context, a AdHoc, cmd remote.Cmd) error {
 	if len(cmd.Args) == 0 {
 		return &UsageError{errors.New("exec: give the command after --")}
 	}
+	if a.Stdin != nil {
+		b, err := io.ReadAll(a.Stdin)
+		if err != nil {
+			return fmt.Errorf("exec: read stdin: %w", err)
+		}
+		cmd.Stdin = string(b)
+	}
 	a.Progress = nil
 	return a.each(ctx, func(s *remote.SSH, ctx context.Context, host string) error {
 		_, err := s.Run(ctx, host, cmd)
@@ -147,8 +160,12 @@ func ParseMode(m string) (os.FileMode, error) {
 }
 
 // Put uploads t to every host (sha256-checked, atomic, skipped when
-// unchanged).
-func Put(ctx context.Context, a AdHoc, t remote.Transfer) error {
+// unchanged), with the octal mode given (ParseMode).
+func Put(ctx context.Context, a AdHoc, t remote.Transfer, mode string) error {
+	var err error
+	if t.Mode, err = ParseMode(mode); err != nil {
+		return err
+	}
 	if _, err := os.Stat(t.Local); err != nil {
 		return &UsageError{fmt.Errorf("put: %w", err)}
 	}

@@ -55,12 +55,12 @@ type Options struct {
 
 // Connect holds the command line's SSH options, over the plan's.
 type Connect struct {
-	KnownHosts        string
-	Identity          string
-	AcceptNewHostKeys bool
+	KnownHosts        string `flag:"known-hosts" usage:"known_hosts FILE (default: the plan's, else ~/.ssh/known_hosts)" arg:"FILE"`
+	AcceptNewHostKeys bool   `flag:"accept-new-host-keys" usage:"add unknown host keys to known_hosts (like StrictHostKeyChecking=accept-new); a changed key is still refused"`
 	// CreateKnownHosts lets accept-new create a known_hosts file that
 	// does not exist (see remote.SSHConfig.CreateKnownHosts).
-	CreateKnownHosts bool
+	CreateKnownHosts bool   `flag:"create-known-hosts" usage:"with --accept-new-host-keys, create the known_hosts file if it does not exist (only ~/.ssh/known_hosts is created without it)"`
+	Identity         string `flag:"identity,i" usage:"private key FILE to offer (after ssh-agent's keys)" arg:"FILE"`
 	// Progress, if set, gets transfer progress bars (a terminal).
 	Progress io.Writer
 }

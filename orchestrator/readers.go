@@ -13,6 +13,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/gate"
 	"github.com/benchrig/benchrig/orchestrator/hostmetrics"
 	"github.com/benchrig/benchrig/orchestrator/openmetrics"
+	"github.com/benchrig/benchrig/orchestrator/plan"
 )
 
 // CompareArgs are `benchrig compare`'s: the runs (the first is the
@@ -20,14 +21,18 @@ import (
 // distributions.
 type CompareArgs struct {
 	Dirs   []string
-	Format string // text, markdown or json
-	SVG    string
+	Format string `flag:"format" usage:"output FORMAT: text, markdown or json" arg:"FORMAT"`
+	JSON   bool   `flag:"json" usage:"same as --format json"`
+	SVG    string `flag:"svg" usage:"also draw the latency distributions side by side into FILE" arg:"FILE"`
 }
 
 // Compare writes the runs side by side to w.
 func Compare(w io.Writer, a CompareArgs) error {
 	if len(a.Dirs) < 2 {
 		return &UsageError{errors.New("compare: name two or more run directories")}
+	}
+	if a.JSON {
+		a.Format = "json"
 	}
 	if !slices.Contains(compare.Formats, a.Format) {
 		return &UsageError{fmt.Errorf("compare: --format %q: use text, markdown or json", a.Format)}
@@ -63,15 +68,18 @@ func Compare(w io.Writer, a CompareArgs) error {
 // CheckResultArgs are `benchrig check-result`'s: the run, the threshold
 // flags as given, and the baseline of --max-regression.
 type CheckResultArgs struct {
-	Dir                 string
-	MinTpmC, MinEff     float64
-	MaxErrors           int64
-	MaxErrorsSet        bool
-	Latency             map[string][]string // percentile -> TXN=DURATION
-	Regression, Against string
-	FlagsSet            bool // any threshold flag given: they replace the plan's
-	Verbose, Quiet      bool
-	Out, ErrOut         io.Writer
+	Dir          string
+	MinTpmC      float64             `flag:"min-tpmc" usage:"fail below N tpmC" arg:"N"`
+	MinEff       float64             `flag:"min-efficiency" usage:"fail below PERCENT efficiency" arg:"PERCENT"`
+	MaxErrors    int64               `flag:"max-errors" usage:"fail above N transaction errors" arg:"N"`
+	MaxErrorsSet bool                `isset:"max-errors"`
+	Regression   string              `flag:"max-regression" usage:"fail when tpmC is more than PERCENT below the --against run's (and, with repeats, significantly)" arg:"PERCENT"`
+	Against      string              `flag:"against" usage:"the baseline RUN_DIR for --max-regression" arg:"RUN_DIR"`
+	Latency      map[string][]string // percentile -> TXN=DURATION
+	FlagsSet     bool                // any threshold flag given: they replace the plan's
+	Verbose      bool
+	Quiet        bool
+	Out, ErrOut  io.Writer
 }
 
 // thresholds parses the flags; a bad one is a *UsageError.
@@ -150,9 +158,10 @@ func CheckResult(a CheckResultArgs) error {
 
 // HostStatArgs are `benchrig hoststat`'s.
 type HostStatArgs struct {
-	Interval, Duration time.Duration
-	Out                string // append to this file; "": w
-	Host               string // "": the hostname
+	Interval time.Duration `flag:"interval" usage:"time between samples"`
+	Duration time.Duration `flag:"duration" usage:"stop after this long (0: until a signal)"`
+	Out      string        `flag:"out,o" usage:"append to FILE instead of writing to standard output" arg:"FILE"`
+	Host     string        `flag:"host" usage:"host NAME recorded in each sample (default: the hostname)" arg:"NAME"`
 }
 
 // HostStat samples this host every Interval as JSON lines to w (or Out)
@@ -189,20 +198,27 @@ func HostStat(ctx context.Context, w io.Writer, a HostStatArgs) error {
 	return err
 }
 
+// ExportArgs are `benchrig export`'s.
+type ExportArgs struct {
+	Dir    string
+	Format string `flag:"format" usage:"output FORMAT: openmetrics" arg:"FORMAT"`
+	Out    string `flag:"output,o" usage:"write to FILE instead of standard output" arg:"FILE"`
+}
+
 // Export writes a run's final result in the OpenMetrics text format to w,
-// or to the file out when it is not "".
-func Export(w io.Writer, dir, format, out string) error {
-	if format != "openmetrics" {
-		return &UsageError{fmt.Errorf("export: --format %q: only openmetrics (report.json is the JSON form)", format)}
+// or to the file a.Out when it is not "".
+func Export(w io.Writer, a ExportArgs) error {
+	if a.Format != "openmetrics" {
+		return &UsageError{fmt.Errorf("export: --format %q: only openmetrics (report.json is the JSON form)", a.Format)}
 	}
-	run, err := compare.Load(dir)
+	run, err := compare.Load(a.Dir)
 	if err != nil {
 		return err
 	}
-	if out == "" {
+	if a.Out == "" {
 		return openmetrics.Write(w, run.Report, run.Name)
 	}
-	f, err := os.Create(out)
+	f, err := os.Create(a.Out)
 	if err != nil {
 		return err
 	}
@@ -211,4 +227,54 @@ func Export(w io.Writer, dir, format, out string) error {
 		err = cerr
 	}
 	return err
+}
+
+// InvalidPlansError says how many of the plan files plan validate
+// checked are invalid (each one's problems were printed as checked).
+type InvalidPlansError struct{ Bad, Total int }
+
+func (e *InvalidPlansError) Error() string {
+	return fmt.Sprintf("%d of %d plans invalid", e.Bad, e.Total)
+}
+
+// ValidatePlans checks every file, whatever the others' result: a line
+// per valid plan on out, every problem of the others on errOut. The
+// error comes after all were checked: an *InvalidPlansError if a plan is
+// invalid, else a *UsageError if a file could not be read at all.
+func ValidatePlans(out, errOut io.Writer, files []string, opts plan.Options) error {
+	bad, unreadable := 0, 0
+	for _, f := range files {
+		p, err := LoadPlan(f, opts)
+		var ue *UsageError
+		switch {
+		case errors.As(err, &ue):
+			unreadable++
+			fmt.Fprintln(errOut, err)
+		case err != nil:
+			bad++
+			fmt.Fprintln(errOut, err)
+		default:
+			fmt.Fprintf(out, "%s: ok (%s, %d nodes, %d workload hosts, stages %d)\n", f, p.Flavor, len(p.Nodes), len(p.Workload), len(p.Stages))
+		}
+	}
+	if bad > 0 {
+		return &InvalidPlansError{Bad: bad, Total: len(files)}
+	}
+	if unreadable > 0 {
+		return &UsageError{fmt.Errorf("%d of %d plan files could not be read", unreadable, len(files))}
+	}
+	return nil
+}
+
+// ShowPlan prints a plan's expanded topology, as text or as JSON
+// (benchrig.plan/v1). Looking at a plan does not read its licence.
+func ShowPlan(w io.Writer, file string, asJSON bool) error {
+	p, err := LoadPlan(file, plan.Options{Unresolved: true})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return ShowJSON(w, p)
+	}
+	return Show(w, p)
 }

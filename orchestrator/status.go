@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +12,31 @@ import (
 
 	"github.com/benchrig/benchrig/orchestrator/rundir"
 )
+
+// StatusArgs are `benchrig status`'s: the run, and how to show it.
+type StatusArgs struct {
+	Dir     string
+	PerHost bool          `flag:"hosts" usage:"one line per host, not per stage"`
+	Watch   bool          `flag:"watch,w" usage:"follow the run until it ends"`
+	JSON    bool          `flag:"json" usage:"machine-readable output (benchrig.status/v1)"`
+	Every   time.Duration `flag:"interval" usage:"refresh period of --watch"`
+	// Terminal says w is a terminal: --watch then redraws in place.
+	Terminal bool
+}
+
+// ShowStatus prints the run's status once, or follows it with --watch.
+func ShowStatus(ctx context.Context, w io.Writer, a StatusArgs) error {
+	if a.Every < 100*time.Millisecond || a.Every > time.Hour {
+		return &UsageError{errors.New("status: --interval: from 100ms to 1h")}
+	}
+	switch {
+	case a.Watch:
+		return Watch(ctx, w, a.Dir, WatchOptions{Every: a.Every, JSON: a.JSON, InPlace: !a.JSON && a.Terminal})
+	case a.JSON:
+		return StatusJSON(w, a.Dir)
+	}
+	return Status(w, a.Dir, a.PerHost)
+}
 
 // StatusJSON writes the run's status as one JSON document (rundir.View,
 // schema benchrig.status/v1).

@@ -99,7 +99,7 @@ func TestCommandTimeout(t *testing.T) {
 	// If TERM did not reach the command's process group, the sleep's
 	// follow-up would create the marker.
 	res, err := s.Run(context.Background(), l.Name(0), remote.Cmd{
-		Args:    []string{"sh", "-c", `echo before; sleep 8; touch "$1"`, "sh", marker},
+		Args: []string{"sh", "-c", `echo before; sleep 8; touch "$1"`, "sh", marker},
 		// 2s, not less: on a loaded CI machine the session itself can take
 		// most of a second to start, and the timeout counts from the call.
 		Timeout: 2 * time.Second,

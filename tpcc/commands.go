@@ -34,7 +34,7 @@ func usage(err error) error {
 // URLs, and the dialect ("auto", "" or a name; auto asks the server).
 type Target struct {
 	URLs    []string
-	Dialect string
+	Dialect string `flag:"dialect" usage:"postgres, cockroach, or auto (ask the server)"`
 }
 
 // connect connects to the first URL and resolves the dialect.
@@ -76,13 +76,19 @@ func splitZones(s string) []string {
 
 // InitArgs are `benchrig tpcc init`'s flags, written straight in.
 type InitArgs struct {
+	Warehouses int    `flag:"warehouses" usage:"number of warehouses"`
+	Seed       uint64 `flag:"seed" usage:"seed of the generated data and of C-Load"`
+	Partitions int    `flag:"partitions" usage:"partition the warehouses into this many ranges"`
+	Strategy   string `flag:"partition-strategy" usage:"CockroachDB: replication (all replicas in the partition's rack) or leases (one replica + leaseholder)"`
+	Zones      string `flag:"zones" usage:"CockroachDB: comma-separated zones, one per partition, instead of racks"`
+	Drop       bool   `flag:"drop" usage:"drop the TPC-C tables first"`
+	FKs        bool   `flag:"fks" usage:"add workload's 10 foreign keys (NOT VALID) after the load; --fks=false to omit"`
 	Target
-	Warehouses int
-	Seed       uint64
-	Partitions int
-	Strategy   string // replication or leases
-	Zones      string // comma-separated, one per partition
-	Drop, FKs  bool
+}
+
+// DefaultInitArgs are tpcc init's defaults.
+func DefaultInitArgs() InitArgs {
+	return InitArgs{Warehouses: 1, Seed: 1, Partitions: 1, Strategy: "replication", FKs: true, Target: Target{Dialect: "auto"}}
 }
 
 // Run creates the database if missing and the schema, then prints the
@@ -126,13 +132,20 @@ func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
 // LoadArgs are `benchrig tpcc load`'s flags. To is inclusive, as the
 // flag is; ToSet and SeedSet say whether those flags were given.
 type LoadArgs struct {
+	Warehouses  int    `flag:"warehouses" usage:"total warehouses; checked against init's" default:"init's"`
+	From        int    `flag:"from" usage:"first warehouse this host loads (w_id, 0-based)" default:"0"`
+	To          int    `flag:"to" usage:"last warehouse this host loads (inclusive)" default:"the last, W-1"`
+	ToSet       bool   `isset:"to"`
+	Concurrency int    `flag:"concurrency" usage:"connections loading warehouses in parallel"`
+	Seed        uint64 `flag:"seed" usage:"checked against the seed stored by init" default:"init's"`
+	SeedSet     bool   `isset:"seed"`
+	FKs         bool   `flag:"fks" usage:"add workload's 10 foreign keys (NOT VALID) after the load; --fks=false to omit"`
 	Target
-	Warehouses, From, To int
-	ToSet                bool
-	Concurrency          int
-	Seed                 uint64
-	SeedSet              bool
-	FKs                  bool
+}
+
+// DefaultLoadArgs are tpcc load's defaults.
+func DefaultLoadArgs() LoadArgs {
+	return LoadArgs{Concurrency: 4, FKs: true, Target: Target{Dialect: "auto"}}
 }
 
 // Run loads the missing warehouses of From..To with progress on w
@@ -168,10 +181,13 @@ func (a LoadArgs) Run(ctx context.Context, w io.Writer, terminal bool) error {
 
 // CheckArgs are `benchrig tpcc check`'s flags.
 type CheckArgs struct {
+	Warehouses int  `flag:"warehouses" usage:"expected warehouses (w_id 0..W-1); checked against benchrig_meta's, or without it against the warehouse table" default:"benchrig_meta's, or unchecked"`
+	Expensive  bool `flag:"expensive,expensive-checks" usage:"also check conditions 5-12"`
 	Target
-	Warehouses int
-	Expensive  bool
 }
+
+// DefaultCheckArgs are tpcc check's defaults.
+func DefaultCheckArgs() CheckArgs { return CheckArgs{Target: Target{Dialect: "auto"}} }
 
 // Run checks the consistency conditions, a line each on w; a violation
 // is an error IsViolation recognises.

@@ -17,23 +17,35 @@ import (
 // fixtures import tpcc`'s and written straight in.
 type ImportArgs struct {
 	URLs                   []string
-	Warehouses             int
-	DB                     string
-	Seed                   uint64
-	FKs                    bool
-	FilesPerNode, Nodes    int
-	Version                string // "auto": ask the server
-	InjectStats            bool
-	Split, Scatter         bool
-	Partitions             int
-	Strategy, Zones        string
-	ReplicateStaticColumns bool
-	GeneratorFlags         string
-	DataLoader             string // IMPORT, INSERT or COPY
-	Concurrency            int
-	DryRun                 bool
-	Checks                 bool
-	Poll                   time.Duration
+	Warehouses             int           `flag:"warehouses" usage:"number of warehouses"`
+	DB                     string        `flag:"db" usage:"database to create and load"`
+	Seed                   uint64        `flag:"seed" usage:"the data generator's seed (workload's --seed)"`
+	FKs                    bool          `flag:"fks" usage:"add the foreign keys (NOT VALID) after the load"`
+	FilesPerNode           int           `flag:"files-per-node" usage:"workload:// sources per node and table"`
+	Nodes                  int           `flag:"nodes" usage:"node count (default: asked from the cluster)"`
+	Version                string        `flag:"cockroach-version" usage:"the cluster's release with its patch level, e.g. v20.1.17 (auto: ask the server)"`
+	InjectStats            bool          `flag:"inject-stats" usage:"inject table statistics after each import"`
+	Split                  bool          `flag:"split" usage:"pre-split warehouse, district, history and item and scatter the ranges"`
+	Scatter                bool          `flag:"scatter" usage:"scatter the nine tables' ranges after the load"`
+	Partitions             int           `flag:"partitions" usage:"partition the tables by warehouse range this many ways"`
+	Strategy               string        `flag:"partition-strategy" usage:"replication or leases"`
+	Zones                  string        `flag:"zones" usage:"comma-separated zones, one per partition, instead of racks"`
+	ReplicateStaticColumns bool          `flag:"replicate-static-columns" usage:"also replicate warehouse and district static columns per partition (v20.2+)"`
+	GeneratorFlags         string        `flag:"generator-flags" usage:"k=v,... generator flags for the workload:// sources, for releases after v20.2 whose flag set benchrig does not know"`
+	DataLoader             string        `flag:"data-loader" usage:"IMPORT (workload:// sources, on the nodes), or INSERT/COPY (through this host)"`
+	Concurrency            int           `flag:"concurrency" usage:"--data-loader=COPY: connections loading warehouses in parallel"`
+	DryRun                 bool          `flag:"dry-run" usage:"print the statements and the estimate; contact nothing"`
+	Checks                 bool          `flag:"checks" usage:"run the consistency checks (clause 3.3.2, 1-4) after the import, as workload does"`
+	Poll                   time.Duration `flag:"poll" usage:"job progress period"`
+}
+
+// DefaultImportArgs are tpcc import's defaults: workload fixtures import
+// tpcc's.
+func DefaultImportArgs() ImportArgs {
+	return ImportArgs{
+		Warehouses: 1, DB: "tpcc", Seed: 1, FKs: true, FilesPerNode: 1, Version: "auto", InjectStats: true,
+		Partitions: 1, Strategy: "replication", DataLoader: "IMPORT", Concurrency: 4, Checks: true, Poll: 10 * time.Second,
+	}
 }
 
 // options turns the flags into ImportOptions for release b and a

@@ -3,6 +3,7 @@ package tpcc
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -53,9 +54,12 @@ func ParseIsolation(s string) (pgx.TxIsoLevel, error) {
 // means none. Result defaults to the file next to Histograms
 // (ResultFileFor).
 type RunOutputs struct {
-	Ticks      string // per-tick figures; format from the extension (TickFormatOf)
-	Histograms string // per-tick HdrHistograms, ndjson
-	Result     string // benchrig.result/v1 JSON
+	// Per-tick HdrHistograms, ndjson.
+	Histograms string `flag:"histograms" usage:"write per-tick HdrHistograms as ndjson to FILE (CockroachDB's format)" arg:"FILE"`
+	// Per-tick figures; format from the extension (TickFormatOf).
+	Ticks string `flag:"ticks" usage:"write the periodic lines' figures every --display-every to FILE (benchrig.ticks/v1): JSON lines if it ends in .jsonl or .ndjson, CSV if .csv" arg:"FILE"`
+	// The benchrig.result/v1 JSON.
+	Result string `flag:"result" usage:"write the result as JSON (benchrig.result/v1) to FILE (default: next to --histograms, workload1.histogram.ndjson -> workload1.result.json)" arg:"FILE"`
 
 	// Prometheus is the address the live metrics are served on while
 	// the run goes (LiveMetrics; ":2112" for --prometheus-port 2112).
@@ -132,6 +136,31 @@ func RunTo(ctx context.Context, cfg RunConfig, o RunOutputs, errw io.Writer) err
 		}
 	}
 	return err
+}
+
+// MergeArgs are `benchrig tpcc merge`'s: workload debug
+// tpcc-merge-results' flags and benchrig's --check and --json.
+type MergeArgs struct {
+	Files      []string
+	Warehouses int    `flag:"warehouses" usage:"aggregate active warehouses of all hosts"`
+	Check      bool   `flag:"check" usage:"exit 30 unless efficiency >= 85% and every p90 is within its limit"`
+	JSON       string `flag:"json" usage:"also write the merged result as JSON (benchrig.result/v1, kind tpcc.merge) to FILE" arg:"FILE"`
+}
+
+// Run merges a.Files as MergeTo does; with --check, a merge that misses
+// the efficiency or a p90 limit is a *histogram.CheckError.
+func (a MergeArgs) Run(w io.Writer) error {
+	if len(a.Files) == 0 {
+		return &UsageError{errors.New("tpcc merge: no histogram file given")}
+	}
+	if a.Warehouses < 1 {
+		return &UsageError{errors.New("tpcc merge: --warehouses: give the active warehouses of all hosts (at least 1)")}
+	}
+	m, err := MergeTo(w, a.Warehouses, a.JSON, a.Files...)
+	if err != nil || !a.Check {
+		return err
+	}
+	return m.Check()
 }
 
 // MergeTo merges the histogram files of several hosts (warehouses is

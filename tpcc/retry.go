@@ -31,10 +31,14 @@ import (
 // Budget of wall time since its first attempt (whichever comes first), and
 // the error says so.
 type RetryPolicy struct {
-	Retries     int           // at most this many retries per transaction (0: DefaultRetries)
-	Budget      time.Duration // and at most this long from the first attempt (0: DefaultRetryBudget)
-	BaseBackoff time.Duration // first backoff's upper bound (0: DefaultBaseBackoff)
-	MaxBackoff  time.Duration // cap on every backoff's upper bound (0: DefaultMaxBackoff)
+	// At most this many retries per transaction (0: DefaultRetries).
+	Retries int `flag:"max-retries" usage:"retries per transaction of serialization failures and deadlocks (40001/40P01), with capped exponential backoff and full jitter (0: the default)"`
+	// And at most this long from the first attempt (0: DefaultRetryBudget).
+	Budget time.Duration `flag:"retry-budget" usage:"a transaction gives up when its retries have taken this long, even below --max-retries"`
+	// The first backoff's upper bound (0: DefaultBaseBackoff).
+	BaseBackoff time.Duration `flag:"retry-backoff" usage:"upper bound of the first retry's random backoff; it doubles per retry (full jitter)"`
+	// Cap on every backoff's upper bound (0: DefaultMaxBackoff).
+	MaxBackoff time.Duration `flag:"retry-max-backoff" usage:"cap on a retry's backoff"`
 	// None makes the first failure final (workload's --txn-retries=false).
 	None bool
 }

@@ -11,44 +11,66 @@ import (
 	"time"
 )
 
-// RunArgs are `benchrig tpcc run`'s flags as given, written straight in:
+// RunArgs are `benchrig tpcc run`'s flags as given, written straight in
+// (each field's flag tag declares its flag; internal/cliargs binds them):
 // benchrig's own and CockroachDB `workload run tpcc`'s, with workload's
-// names and defaults. Config checks and turns them into a RunConfig and
-// the run's output files.
+// names and, from DefaultRunArgs, its defaults. Config checks them and
+// turns them into a RunConfig and the run's output files.
 type RunArgs struct {
-	URLs                         []string
-	Warehouses, ActiveWarehouses int
-	Partitions                   int
-	Affinity                     string // comma-separated partitions this host drives
-	Strategy, Zones              string
-	Ramp, Duration               time.Duration
-	Wait                         string // true, false or a factor
-	Workers, Conns               int
-	Outputs                      RunOutputs
-	PrometheusPort               int
-	TolerateErrors               bool
-	NoVerdict                    bool   // report the audit, judge nothing
-	StartAt                      string // RFC 3339
-	DisplayEvery                 time.Duration
-	RunSeed                      uint64
-	Retry                        RetryPolicy
-	Isolation                    string
-	Profile                      string // workload or pipelined; "": by dialect
-	SavepointRetryLimit          int    // workload profile: 0 never gives up
+	URLs             []string
+	Warehouses       int    `flag:"warehouses" usage:"number of warehouses loaded"`
+	ActiveWarehouses int    `flag:"active-warehouses" usage:"warehouses with terminals (default: --warehouses)"`
+	Partitions       int    `flag:"partitions" usage:"partitions the warehouses are split into"`
+	Affinity         string `flag:"partition-affinity" usage:"comma-separated partitions this host drives (default: all)"`
+	Strategy         string `flag:"partition-strategy" usage:"CockroachDB, when the run partitions the tables: replication or leases"`
+	Zones            string `flag:"zones" usage:"CockroachDB, when the run partitions the tables: comma-separated zones, one per partition"`
+
+	Ramp     time.Duration `flag:"ramp" usage:"ramp-up period, excluded from the measurement"`
+	Duration time.Duration `flag:"duration" usage:"measurement interval after the ramp"`
+	Wait     string        `flag:"wait" usage:"keying and think times: true (spec), false (no wait), or a factor such as 0.01"`
+	Workers  int           `flag:"workers" usage:"terminals in no-wait mode (default: 10 per active warehouse)"`
+	Conns    int           `flag:"conns" usage:"connections over all URLs (default: one per 40 terminals, i.e. per 4 active warehouses, in wait mode; --workers with --wait=false)"`
+
+	Outputs        RunOutputs
+	PrometheusPort int           `flag:"prometheus-port" usage:"serve live per-transaction counters and latency histograms for Prometheus at http://HOST:PORT/metrics (OpenMetrics text) while the run goes; 0: off" arg:"PORT"`
+	TolerateErrors bool          `flag:"tolerate-errors" usage:"count transaction errors instead of stopping at the first"`
+	NoVerdict      bool          `flag:"no-verdict" usage:"report the audit checks but judge nothing (exit 0 whatever they say; the result says judged: false), as workload treats the recipes' 1-minute partitioning run"`
+	StartAt        string        `flag:"start-at" usage:"RFC3339 TIME to start at, so that several hosts start together" arg:"TIME"`
+	DisplayEvery   time.Duration `flag:"display-every" usage:"progress and histogram tick period"`
+	RunSeed        uint64        `flag:"run-seed" usage:"seed of the run's random streams (default: from the clock; --seed is workload's data seed)"`
+
+	Retry               RetryPolicy
+	Isolation           string `flag:"isolation" usage:"read-committed, repeatable-read or serializable (default: repeatable-read on PostgreSQL, serializable on CockroachDB)"`
+	Profile             string `flag:"profile" usage:"load profile: workload (CockroachDB workload v20.1's statements and round trips, SAVEPOINT cockroach_restart retries, 2 connections per active warehouse of the run, linear --ramp) or pipelined (benchrig's batched transactions) (default: workload on CockroachDB, pipelined on PostgreSQL)"`
+	SavepointRetryLimit int    `flag:"savepoint-retry-limit" usage:"workload profile: give a transaction up after this many savepoint retries (0: never, as workload)"`
 
 	// workload run tpcc's flags that the recipes type.
-	DB                     string
-	DBSet                  bool // --db given explicitly: every URL's must match
-	Seed                   uint64
-	FKs, Split, Scatter    bool
-	Mix                    string
-	MaxRate                float64
-	MaxOps                 uint64
-	Method                 string
-	TxnRetries             bool
-	HistogramsMaxLatency   time.Duration
-	ReplicateStaticColumns bool
-	CockroachVersion       string // "auto": ask the server
+	DB                     string        `flag:"db" usage:"database, for URLs without one (given explicitly, every URL's must match)"`
+	DBSet                  bool          `isset:"db"`
+	Seed                   uint64        `flag:"seed" usage:"the data generator's seed (workload's; C-Load when the database has no benchrig_meta)"`
+	FKs                    bool          `flag:"fks" usage:"the schema has workload's foreign keys (v20.1: and their indexes, which partitioning covers)"`
+	Split                  bool          `flag:"split" usage:"accepted for workload's command lines; splits happen at import (tpcc import --split)"`
+	Scatter                bool          `flag:"scatter" usage:"CockroachDB: ALTER TABLE ... SCATTER the nine tables before the run"`
+	Mix                    string        `flag:"mix" usage:"transaction weights"`
+	MaxRate                float64       `flag:"max-rate" usage:"maximum transactions per second over this host (0: unlimited)"`
+	MaxOps                 uint64        `flag:"max-ops" usage:"end the run after this many transactions (0: unlimited)"`
+	Method                 string        `flag:"method" usage:"SQL protocol: prepare, noprepare or simple"`
+	TxnRetries             bool          `flag:"txn-retries" usage:"retry transactions on serialization failures (--max-retries times)"`
+	HistogramsMaxLatency   time.Duration `flag:"histograms-max-latency" usage:"highest latency the histograms track (larger ones are clamped)"`
+	ReplicateStaticColumns bool          `flag:"replicate-static-columns" usage:"CockroachDB, when the run partitions: also replicate warehouse and district static columns per partition"`
+	CockroachVersion       string        `flag:"cockroach-version" usage:"CockroachDB release whose workload behaviour to follow (auto: ask the server)"`
+}
+
+// DefaultRunArgs are tpcc run's defaults: workload run tpcc's where it
+// has the flag.
+func DefaultRunArgs() RunArgs {
+	return RunArgs{
+		Warehouses: 1, Partitions: 1, Strategy: "replication",
+		Duration: 5 * time.Minute, Wait: "true", DisplayEvery: time.Second,
+		Retry: RetryPolicy{Retries: DefaultRetries, Budget: DefaultRetryBudget, BaseBackoff: DefaultBaseBackoff, MaxBackoff: DefaultMaxBackoff},
+		DB:    "tpcc", Seed: 1, FKs: true, Mix: DefaultMix, Method: "prepare", TxnRetries: true,
+		HistogramsMaxLatency: 100 * time.Second, CockroachVersion: "auto",
+	}
 }
 
 // Config is the run the flags describe; out gets the progress and the

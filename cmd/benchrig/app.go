@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/benchrig/benchrig/internal/cliargs"
 )
@@ -33,7 +37,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Before: func(c *cli.Context) error {
 			if c.Bool("verbose") && c.Bool("quiet") {
-				return withExit(exitUsage, errors.New("--verbose and --quiet exclude each other"))
+				return usage(errors.New("--verbose and --quiet exclude each other"))
 			}
 			return nil
 		},
@@ -59,14 +63,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return withExit(exitUsage, fmt.Errorf("unknown command %q (see benchrig --help)", c.Args().First()))
+				return usage(fmt.Errorf("unknown command %q (see benchrig --help)", c.Args().First()))
 			}
 			return cli.ShowAppHelp(c)
 		},
 	}
 	// A flag that does not parse, or an unknown subcommand, is a usage
 	// error (exit 2), whichever command it was given to.
-	cliargs.UsageErrors(app, func(err error) error { return withExit(exitUsage, err) })
+	cliargs.UsageErrors(app, usage)
 	cliargs.BindEnv(app.Commands, "BENCHRIG_", envFlags, "tpcc", "crud")
 	return app
 }
@@ -80,10 +84,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // gives them.
 var envFlags = []string{"known-hosts", "accept-new-host-keys", "identity", "ssh-config", "plan", "runs-dir", "driver-binary"}
 
-// quiet and verbose read the global --quiet and --verbose.
-func quiet(c *cli.Context) bool   { return c.Bool("quiet") && !c.Command.HasName("crud") }
-func verbose(c *cli.Context) bool { return c.Bool("verbose") }
-
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
@@ -95,12 +95,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitCode(ctx, err)
 }
 
-// tpccCommand groups the embedded TPC-C driver; its subcommands are defined
-// next to the code they drive (tpcc_data.go, tpcc_run.go).
-func tpccCommand() *cli.Command {
-	return &cli.Command{
-		Name:        "tpcc",
-		Usage:       "the embedded TPC-C driver (runs on workload hosts)",
-		Subcommands: append(tpccDataCommands(), tpccRunCommands()...),
+// The commands' long help, one text file per command under help/: prose
+// that the man page, --help and README share, kept out of the code.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// help is the long help of the command whose file is help/<name>.txt. A
+// missing file is a mistake in this binary, shown by every test that
+// builds the command tree.
+func help(name string) string {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic(err)
 	}
+	return strings.TrimRight(string(b), "\n")
+}
+
+// nargs is the usage error (exit 2) of a command given other than n
+// arguments (n < 0: at least -n); what says what the arguments are.
+func nargs(c *cli.Context, n int, what string) error {
+	if c.NArg() == n || (n < 0 && c.NArg() >= -n) {
+		return nil
+	}
+	return usage(fmt.Errorf("%s: %s", c.Command.FullName(), what))
+}
+
+// isTerminal says whether a command's reader or writer is a terminal (a
+// character device such as /dev/null is not one): progress is then
+// redrawn in place and --wipe asks before it removes anything.
+func isTerminal(rw any) bool {
+	f, ok := rw.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -36,84 +36,63 @@ const exitCodeHelp = `EXIT STATUS
    30   a benchmark check failed (consistency, audit, efficiency, check-result thresholds)
    130  interrupted`
 
-// exitError attaches an exit code to an error. Packages below cmd/ return
-// typed errors; this is the only place those types are mapped to codes.
-type exitError struct {
+// usageError is a command line cmd itself finds wrong (an argument
+// missing, a flag that does not parse): exit 2. Packages below cmd/
+// return their own typed errors, which exitTable maps to codes.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// usage marks err as a usage error.
+func usage(err error) error { return usageError{err} }
+
+// is says whether err wraps an error of type T.
+func is[T error](err error) bool {
+	var t T
+	return errors.As(err, &t)
+}
+
+// exitTable maps the packages' typed errors to exit codes, the only place
+// that does: the first row that matches wins.
+var exitTable = []struct {
 	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// withExit marks err with an exit code (nil stays nil).
-func withExit(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &exitError{code: code, err: err}
-}
-
-// exitClassifiers map typed errors of the packages to codes, first match
-// wins. Files that add a package's error types append here in an init-free
-// way: by listing them in this table.
-var exitClassifiers = []func(error) (int, bool){
-	func(err error) (int, bool) {
-		var pe *orchestrator.PlanError
-		return exitInvalidPlan, errors.As(err, &pe)
-	},
-	func(err error) (int, bool) {
-		var ue *orchestrator.UsageError
-		var te *tpcc.UsageError
-		return exitUsage, errors.As(err, &ue) || errors.As(err, &te)
-	},
-	func(err error) (int, bool) {
-		var ce *orchestrator.ConnectError
-		return exitTransport, errors.As(err, &ce)
-	},
-	func(err error) (int, bool) {
-		var pe *orchestrator.PreflightError
-		var ce *orchestrator.CheckFailedError
-		var ge *gate.FailedError
-		var ae *tpcc.AuditError
-		var crudCheck *crud.CheckError
-		var mergeCheck *histogram.CheckError
-		return exitCheck, errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &ge) || errors.As(err, &ae) || errors.As(err, &crudCheck) || errors.As(err, &mergeCheck) || tpcc.IsViolation(err)
-	},
-	// remote: a transport problem on any host outranks command failures
-	// (it says nothing about the command), as pssh's 4 before 5.
-	func(err error) (int, bool) {
-		var te *remote.TransportError
-		return exitTransport, errors.As(err, &te)
-	},
-	func(err error) (int, bool) {
-		var xe *remote.ExitError
-		var to *remote.TimeoutError
-		return exitRemote, errors.As(err, &xe) || errors.As(err, &to)
-	},
-	func(err error) (int, bool) {
-		var uh *remote.UnknownHostError
-		return exitUsage, errors.As(err, &uh)
-	},
+	is   func(error) bool
+}{
+	{exitInvalidPlan, is[*orchestrator.PlanError]},
+	{exitInvalidPlan, is[*orchestrator.InvalidPlansError]},
+	{exitUsage, is[*orchestrator.UsageError]},
+	{exitUsage, is[*tpcc.UsageError]},
+	{exitTransport, is[*orchestrator.ConnectError]},
+	{exitCheck, is[*orchestrator.PreflightError]},
+	{exitCheck, is[*orchestrator.CheckFailedError]},
+	{exitCheck, is[*gate.FailedError]},
+	{exitCheck, is[*tpcc.AuditError]},
+	{exitCheck, is[*crud.CheckError]},
+	{exitCheck, is[*histogram.CheckError]},
+	{exitCheck, tpcc.IsViolation},
+	// A transport problem on any host outranks command failures (it says
+	// nothing about the command), as pssh's 4 before 5.
+	{exitTransport, is[*remote.TransportError]},
+	{exitRemote, is[*remote.ExitError]},
+	{exitRemote, is[*remote.TimeoutError]},
+	{exitUsage, is[*remote.UnknownHostError]},
 }
 
 func exitCode(ctx context.Context, err error) int {
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
+	if is[usageError](err) {
+		return exitUsage
 	}
 	if ctx.Err() != nil {
 		// Interrupted: whatever failed after the signal (a cancelled
 		// session, a stopped command) failed because of it.
 		return exitInterrupted
 	}
-	for _, classify := range exitClassifiers {
-		if code, ok := classify(err); ok {
-			return code
+	for _, row := range exitTable {
+		if row.is(err) {
+			return row.code
 		}
 	}
-	var ce cli.ExitCoder
-	if errors.As(err, &ce) {
+	if ce := cli.ExitCoder(nil); errors.As(err, &ce) {
 		return ce.ExitCode()
 	}
 	return exitInternal

@@ -15,15 +15,7 @@ import (
 // that a new output flag cannot be pointed anywhere on the hosts by a
 // plan.
 func TestPlanSetFlagsMatchTable(t *testing.T) {
-	var run *cli.Command
-	for _, c := range tpccRunCommands() {
-		if c.Name == "run" {
-			run = c
-		}
-	}
-	if run == nil {
-		t.Fatal("no tpcc run command")
-	}
+	run := tpccRun()
 	names := map[string]bool{}
 	for _, f := range run.Flags {
 		for _, n := range f.Names() {

@@ -1,62 +1,112 @@
 package main
 
 import (
-	"errors"
-	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
+	"github.com/benchrig/benchrig/internal/cliargs"
 	"github.com/benchrig/benchrig/orchestrator"
+	"github.com/benchrig/benchrig/orchestrator/gate"
+	"github.com/benchrig/benchrig/orchestrator/plan"
 )
 
-func statusCommand() *cli.Command {
-	var hosts, watch, asJSON bool
-	var every time.Duration
-	return &cli.Command{
-		Name:      "status",
-		Usage:     "print a run's stage × host progress; --watch follows it live",
-		ArgsUsage: "RUN_DIR",
-		Description: `Prints the run's stages from its state file. --watch follows a run that is
-going on: the current stage, each host's step and, in the run stage, the
-merged tpmC of the workload hosts' latest ticks (live.json, which the run
-rewrites every 5s). On a terminal the view refreshes in place; otherwise
-a plain line is printed whenever the progress changes. It ends when no
-benchrig process drives the run any more.
+// The commands that read a run directory (or a plan) and contact no host.
 
---json prints the status as one JSON document (schema benchrig.status/v1,
-docs/schema/status.v1.json); with --watch, one document per line on each
-change.`,
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "hosts", Usage: "one line per host, not per stage", Destination: &hosts},
-			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "follow the run until it ends", Destination: &watch},
-			&cli.BoolFlag{Name: "json", Usage: "machine-readable output (benchrig.status/v1)", Destination: &asJSON},
-			&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "refresh period of --watch", Destination: &every},
-		},
+func statusCommand() *cli.Command {
+	a := orchestrator.StatusArgs{Every: time.Second}
+	flags, apply := cliargs.Flags(&a)
+	return &cli.Command{Name: "status", Usage: "print a run's stage × host progress; --watch follows it live",
+		ArgsUsage: "RUN_DIR", Description: help("status"), Flags: flags,
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return withExit(exitUsage, errors.New("status: name one run directory"))
+			if err := nargs(c, 1, "name one run directory"); err != nil {
+				return err
 			}
-			if every < 100*time.Millisecond || every > time.Hour {
-				return withExit(exitUsage, errors.New("status: --interval: from 100ms to 1h"))
-			}
-			dir := c.Args().First()
-			if watch {
-				return orchestrator.Watch(c.Context, c.App.Writer, dir, orchestrator.WatchOptions{
-					Every: every, JSON: asJSON, InPlace: !asJSON && isTerminalWriter(c.App.Writer)})
-			}
-			if asJSON {
-				return orchestrator.StatusJSON(c.App.Writer, dir)
-			}
-			return orchestrator.Status(c.App.Writer, dir, hosts)
+			apply(c)
+			a.Dir, a.Terminal = c.Args().First(), isTerminal(c.App.Writer)
+			return orchestrator.ShowStatus(c.Context, c.App.Writer, a)
 		},
 	}
 }
 
-// isTerminalWriter says whether w is a terminal (a character device such
-// as /dev/null is not).
-func isTerminalWriter(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+func compareCommand() *cli.Command {
+	a := orchestrator.CompareArgs{Format: "text"}
+	flags, apply := cliargs.Flags(&a)
+	return &cli.Command{Name: "compare", Usage: "set the results of runs side by side, with significance over repeats (benchstat's U test)",
+		ArgsUsage: "RUN_DIR RUN_DIR [RUN_DIR...]", Description: help("compare"), Flags: flags,
+		Action: func(c *cli.Context) error {
+			apply(c)
+			a.Dirs = c.Args().Slice()
+			return orchestrator.Compare(c.App.Writer, a)
+		},
+	}
+}
+
+func exportCommand() *cli.Command {
+	a := orchestrator.ExportArgs{Format: "openmetrics"}
+	flags, apply := cliargs.Flags(&a)
+	return &cli.Command{Name: "export", Usage: "write a run's final result for other tools (OpenMetrics text, for Prometheus)",
+		ArgsUsage: "RUN_DIR", Description: help("export"), Flags: flags,
+		Action: func(c *cli.Context) error {
+			if err := nargs(c, 1, "name one run directory"); err != nil {
+				return err
+			}
+			apply(c)
+			a.Dir = c.Args().First()
+			return orchestrator.Export(c.App.Writer, a)
+		},
+	}
+}
+
+func checkResultCommand() *cli.Command {
+	var a orchestrator.CheckResultArgs
+	flags, apply := cliargs.Flags(&a)
+	latency := map[string]*cli.StringSlice{}
+	for _, p := range gate.Percentiles {
+		latency[p] = cli.NewStringSlice()
+		flags = append(flags, &cli.StringSliceFlag{Name: "max-" + p, Usage: "fail when a transaction's " + p + " latency exceeds a limit: `TXN=DURATION` (newOrder=50ms; * for all), repeatable", Destination: latency[p]})
+	}
+	return &cli.Command{Name: "check-result", Usage: "exit 30 with a one-line reason when a run misses a threshold (for CI)",
+		ArgsUsage: "RUN_DIR", Description: help("check-result"), Flags: flags,
+		Action: func(c *cli.Context) error {
+			if err := nargs(c, 1, "name one run directory"); err != nil {
+				return err
+			}
+			apply(c)
+			a.Dir, a.Latency = c.Args().First(), map[string][]string{}
+			for _, f := range c.Command.Flags {
+				a.FlagsSet = a.FlagsSet || (f.Names()[0] != "against" && c.IsSet(f.Names()[0]))
+			}
+			for p, v := range latency {
+				a.Latency[p] = v.Value()
+			}
+			a.Verbose, a.Quiet, a.Out, a.ErrOut = c.Bool("verbose"), c.Bool("quiet"), c.App.Writer, c.App.ErrWriter
+			return orchestrator.CheckResult(a)
+		},
+	}
+}
+
+func planCommand() *cli.Command {
+	var opts plan.Options
+	flags, apply := cliargs.Flags(&opts)
+	var asJSON bool
+	return &cli.Command{Name: "plan", Usage: "validate plans and show their topology", Subcommands: []*cli.Command{{
+		Name: "validate", Usage: "check plan files; every problem is reported as file:line:col", ArgsUsage: "PLAN...", Flags: flags,
+		Action: func(c *cli.Context) error {
+			if err := nargs(c, -1, "name at least one plan file"); err != nil {
+				return err
+			}
+			apply(c)
+			return orchestrator.ValidatePlans(c.App.Writer, c.App.ErrWriter, c.Args().Slice(), opts)
+		},
+	}, {
+		Name: "show", Usage: "print the expanded topology: hosts, racks, partitions, addresses", ArgsUsage: "PLAN", Description: help("plan-show"),
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "machine-readable output (benchrig.plan/v1)", Destination: &asJSON}},
+		Action: func(c *cli.Context) error {
+			if err := nargs(c, 1, "name one plan file"); err != nil {
+				return err
+			}
+			return orchestrator.ShowPlan(c.App.Writer, c.Args().First(), asJSON)
+		},
+	}}}
 }

@@ -285,7 +285,7 @@ type Options struct {
 	// AllowSettings names database settings the plan may set although
 	// they run commands, load code or send data elsewhere (denied.go):
 	// --allow-setting NAME, for the rare legitimate use.
-	AllowSettings []string
+	AllowSettings []string `flag:"allow-setting" usage:"let the plan set database setting NAME although it runs commands, loads code or sends data elsewhere (repeatable)" arg:"NAME"`
 	// ReadOnly says the caller only reads the plan (report, teardown,
 	// thresholds of a finished run) and applies none of its settings, so
 	// none is refused for what applying it would do.

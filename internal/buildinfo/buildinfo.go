@@ -1,30 +1,17 @@
-package main
+package buildinfo
 
 import (
 	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
-
-	"github.com/urfave/cli/v2"
 )
 
-func versionCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "version",
-		Usage: "this build's version, Go version, platform and module versions",
-		Action: func(c *cli.Context) error {
-			info, _ := debug.ReadBuildInfo()
-			return writeVersion(c.App.Writer, info)
-		},
-	}
-}
-
-// writeVersion prints what a bug report needs: benchrig's version, the
-// toolchain and platform, the VCS revision when the build recorded it, and
-// every module linked in (from the binary's own build information, so it
-// is true of this binary, not of a go.mod).
-func writeVersion(w io.Writer, info *debug.BuildInfo) error {
+// Write prints version, the toolchain and platform, the VCS revision when
+// the build recorded it, and every module linked in. info is the binary's
+// own (debug.ReadBuildInfo), so that what it says is true of this binary,
+// not of a go.mod; nil says the binary was built without modules.
+func Write(w io.Writer, version string, info *debug.BuildInfo) error {
 	fmt.Fprintf(w, "benchrig %s\n", version)
 	fmt.Fprintf(w, "go       %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	if info == nil {
@@ -43,7 +30,10 @@ func writeVersion(w io.Writer, info *debug.BuildInfo) error {
 		if d.Replace != nil {
 			v += " => " + d.Replace.Path + " " + d.Replace.Version
 		}
-		fmt.Fprintf(w, "dep      %s %s\n", d.Path, v)
+		_, err := fmt.Fprintf(w, "dep      %s %s\n", d.Path, v)
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
