@@ -112,6 +112,19 @@ func help(name string) string {
 	return strings.TrimRight(string(b), "\n")
 }
 
+// tagged completes cmd with the flags the tags of args's type declare
+// (cliargs.Flags), ahead of cmd's own, and an Action that writes them
+// into args before it calls action.
+func tagged(cmd *cli.Command, args any, action cli.ActionFunc) *cli.Command {
+	flags, apply := cliargs.Flags(args)
+	cmd.Flags = append(flags, cmd.Flags...)
+	cmd.Action = func(c *cli.Context) error {
+		apply(c)
+		return action(c)
+	}
+	return cmd
+}
+
 // nargs is the usage error (exit 2) of a command given other than n
 // arguments (n < 0: at least -n); what says what the arguments are.
 func nargs(c *cli.Context, n int, what string) error {

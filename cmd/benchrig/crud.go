@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/benchrig/benchrig/crud"
-	"github.com/benchrig/benchrig/internal/cliargs"
 )
 
 func crudCommand() *cli.Command {
@@ -14,21 +13,15 @@ func crudCommand() *cli.Command {
 		crud.Config
 		crud.Outputs
 	}{Config: crud.DefaultConfig()}
-	flags, apply := cliargs.Flags(&o)
-	return &cli.Command{
-		Name:      "crud",
-		Usage:     "a CRUD micro-benchmark (as in the disk-type comparison it comes from): N goroutines × M records: inserts, updates, point and range selects",
-		ArgsUsage: "URL [URL...]", Description: help("crud"), Flags: flags,
-		Action: func(c *cli.Context) error {
-			apply(c)
+	return tagged(&cli.Command{Name: "crud", ArgsUsage: "URL [URL...]", Description: help("crud"), Subcommands: []*cli.Command{crudMergeCommand()},
+		Usage: "a CRUD micro-benchmark (as in the disk-type comparison it comes from): N goroutines × M records: inserts, updates, point and range selects"}, &o,
+		func(c *cli.Context) error {
 			o.URLs = c.Args().Slice()
 			if err := o.Validate(); err != nil {
 				return usage(fmt.Errorf("crud: %w", err))
 			}
 			return crud.RunTo(c.Context, o.Config, o.Outputs, c.App.Writer, c.App.ErrWriter)
-		},
-		Subcommands: []*cli.Command{crudMergeCommand()},
-	}
+		})
 }
 
 // crudMergeCommand prints the --json results of several hosts as one
