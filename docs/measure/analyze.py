@@ -1,0 +1,34 @@
+# analyze.py DIR: the figures of compare-go-tpc.sh's runs: New-Orders per
+# minute, client CPU seconds per 1,000 New-Orders, the lowest 1 s tick of
+# New-Orders after the first 10 s over the median tick, retries per 1,000
+# transactions and errors; go-tpc's from its summary lines.
+import json,re,statistics,os,sys
+os.chdir(sys.argv[1])
+def br(f):
+    d=json.load(open(f+'.json'))
+    u,s=map(float,open(f+'.time').read().split()[1:3])
+    no=[t for t in d['transactions'] if t.get('name')=='newOrder'] if isinstance(d['transactions'],list) else None
+    ticks=[json.loads(l) for l in open(f+'.ticks.jsonl')]
+    nt=[t for t in ticks if t.get('name')=='newOrder' and t.get('phase')=='run']
+    per=[t['count']/t['interval_s']*60 for t in nt if t['elapsed_s']>10]
+    med=statistics.median(per)
+    nocount=d['tpmc']*d['elapsed_s']/60
+    errs=sum(t.get('errors',0) for t in d['transactions']) if isinstance(d['transactions'],list) else 0
+    return d['tpmc'],(u+s)*1000/nocount,min(per)/med,d['retries_per_1000'],errs
+def gt(f):
+    txt=open(f+'.out').read()
+    tpmc=float(re.search(r'tpmC: ([\d.]+)',txt).group(1))
+    cnt=int(re.search(r'\[Summary\] NEW_ORDER - .*?Count: (\d+)',txt).group(1))
+    u,s=map(float,open(f+'.time').read().split()[1:3])
+    errs=sum(int(x) for x in re.findall(r'\[Summary\] \w+_ERR - .*?Count: (\d+)',txt))
+    return tpmc,(u+s)*1000/cnt,errs
+for lvl in ['RC','RR','SER']:
+    for r in ['1','2','3','4']:
+        b='cmp-br-%s-%s'%(lvl,r); g='cmp-gt-%s-%s'%(lvl,r)
+        line=lvl+' '+r
+        if os.path.exists(b+'.json'):
+            t,c,mn,rp,e=br(b); line+=' br tpmC %.0f cpu %.2fs/1kNO mintick/med %.2f retries/1k %.0f errs %d'%(t,c,mn,rp,e)
+        if os.path.exists(g+'.time'):
+            t2,c2,e2=gt(g); line+=' | gt tpmC %.0f cpu %.2fs/1kNO errs %d'%(t2,c2,e2)
+            if os.path.exists(b+'.json'): line+=' | ratio %.2fx cpu %.2fx'%(t/t2,c/c2)
+        if len(line)>8: print(line)

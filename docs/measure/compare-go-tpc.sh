@@ -1,0 +1,54 @@
+#!/bin/bash
+# compare-go-tpc.sh: benchrig's TPC-C driver side by side with go-tpc on
+# one throwaway PostgreSQL 15 (shared_buffers 256 MB, fsync on): 4
+# warehouses, 8 workers, no think time, 60 s per run, the three isolation
+# levels, benchrig and go-tpc alternating (round 2 starts with go-tpc),
+# each run on a fresh copy of its loaded database; then two more
+# serializable benchrig runs for the spread. CPU is each client's
+# user+sys from /usr/bin/time. analyze.py prints the table README quotes.
+#
+# Usage (as root; PostgreSQL runs as the user benchrig, as in the tests):
+#   BENCHRIG=bin/benchrig GOTPC=/path/to/go-tpc docs/measure/compare-go-tpc.sh /tmp/cmp
+# go-tpc is built outside this repository (git clone
+# https://github.com/pingcap/go-tpc && make build); it is never committed.
+set -u
+D=${1:?usage: compare-go-tpc.sh DIR}; PG=${PGBIN:-/usr/lib/postgresql/15/bin}; PORT=${PORT:-54423}
+B=$(realpath "${BENCHRIG:?set BENCHRIG}"); GT=$(realpath "${GOTPC:?set GOTPC}")
+mkdir -p "$D"; chown benchrig "$D"
+cd "$D"
+log() { echo "$(date -u +%T) $* load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $D/cmp.log; }
+if [ ! -d $D/pg ]; then mkdir -p $D/pg; chown benchrig $D/pg; chmod 700 $D/pg
+  runuser -u benchrig -- $PG/initdb -D $D/pg -U postgres -A trust >/dev/null || exit 1
+fi
+P="psql -q -h 127.0.0.1 -p $PORT -U postgres -d postgres"
+start() { runuser -u benchrig -- $PG/pg_ctl -D $D/pg -l $D/pg.log -o "-p $PORT -c shared_buffers=256MB -c max_connections=100 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$D" -w start >/dev/null; }
+start || exit 1
+if ! $P -tAc "select 1 from pg_database where datname='tpcc_base'" | grep -q 1; then
+  log loading
+  $B tpcc init --warehouses 4 "postgres://postgres@127.0.0.1:$PORT/tpcc_base?sslmode=disable" || exit 1
+  $B tpcc load --warehouses 4 "postgres://postgres@127.0.0.1:$PORT/tpcc_base?sslmode=disable" 2>/dev/null || exit 1
+  $P -c "create database gotpc_base"
+  $GT tpcc prepare --driver postgres -H 127.0.0.1 -P $PORT -U postgres -D gotpc_base --conn-params sslmode=disable --warehouses 4 -T 4 >/dev/null 2>&1 || exit 1
+  $P -c checkpoint
+  log loaded
+fi
+fresh() { $P -c "drop database if exists $1" -c "create database $1 template $2" -c checkpoint; }
+br() { # level name round
+  fresh tpcc tpcc_base
+  /usr/bin/time -f "cpu %U %S" -o cmp-br-$2-$3.time $B tpcc run --warehouses 4 --wait=false --workers 8 --duration 60s --isolation $1 --tolerate-errors --result cmp-br-$2-$3.json --ticks cmp-br-$2-$3.ticks.jsonl "postgres://postgres@127.0.0.1:$PORT/tpcc?sslmode=disable" > cmp-br-$2-$3.out 2>&1
+  log br $2 $3
+}
+gt() { # isolation-int name round
+  fresh gotpc gotpc_base
+  /usr/bin/time -f "cpu %U %S" -o cmp-gt-$2-$3.time $GT tpcc run --driver postgres -H 127.0.0.1 -P $PORT -U postgres -D gotpc --conn-params sslmode=disable --warehouses 4 -T 8 --time 60s --isolation $1 --ignore-error --silence > cmp-gt-$2-$3.out 2>&1
+  log gt $2 $3
+}
+for r in 1 2; do
+  for lvl in "read-committed 2 RC" "repeatable-read 4 RR" "serializable 6 SER"; do
+    set -- $lvl
+    if [ $r = 1 ]; then br $1 $3 $r; gt $2 $3 $r; else gt $2 $3 $r; br $1 $3 $r; fi
+  done
+done
+# Two more serializable benchrig repeats for the spread.
+br serializable SER 3; br serializable SER 4
+log done
