@@ -144,6 +144,11 @@ func MergeTo(w io.Writer, warehouses int, jsonPath string, files ...string) (*hi
 	if err != nil {
 		return nil, fmt.Errorf("tpcc merge: %w", err)
 	}
+	for _, h := range res.Incomplete {
+		if _, err := fmt.Fprintf(w, "INCOMPLETE: %s\n", h.Text()); err != nil {
+			return nil, err
+		}
+	}
 	if err := histogram.WriteMerge(w, m); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ const (
 	exitTransport   = 10  // SSH/SFTP connection problem (host unreachable, key refused, dropped)
 	exitRemote      = 20  // a remote command exited non-zero
 	exitCheck       = 30  // a benchmark check failed (consistency, audit, efficiency, check-result thresholds)
+	exitIncomplete  = 40  // the result is incomplete: a measured run died on a workload host (check-result refuses it)
 	exitInterrupted = 130 // interrupted by a signal
 )
 
@@ -34,6 +35,7 @@ const exitCodeHelp = `EXIT STATUS
    10   SSH/SFTP transport error
    20   a remote command failed
    30   a benchmark check failed (consistency, audit, efficiency, check-result thresholds)
+   40   the result is incomplete: a measured run died on a workload host (check-result refuses it)
    130  interrupted`
 
 // exitError attaches an exit code to an error. Packages below cmd/ return
@@ -70,6 +72,11 @@ var exitClassifiers = []func(error) (int, bool){
 	func(err error) (int, bool) {
 		var ce *orchestrator.ConnectError
 		return exitTransport, errors.As(err, &ce)
+	},
+	func(err error) (int, bool) {
+		var ie *orchestrator.IncompleteError
+		var ge *gate.IncompleteError
+		return exitIncomplete, errors.As(err, &ie) || errors.As(err, &ge)
 	},
 	func(err error) (int, bool) {
 		var pe *orchestrator.PreflightError
