@@ -5,7 +5,9 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/remote"
@@ -80,6 +82,67 @@ func TestMeasuredRunDied(t *testing.T) {
 			}
 			if !strings.Contains(strings.Join(said, "\n"), "workload1.result.json was not written (job run.r1 "+tc.died) {
 				t.Errorf("nothing said of the file the dead job never wrote: %q", said)
+			}
+		})
+	}
+}
+
+// TestMeasuredRunFoundDead: a resumed run (the same job name) finds its
+// measured run's job dead, its whole process group killed while the
+// orchestrator was away: it is recorded as died and not started again
+// alone; a job outside a measured window (an import) is started again
+// as before.
+func TestMeasuredRunFoundDead(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		window  bool
+		restart bool
+	}{
+		{name: "measured run", window: true},
+		{name: "import", restart: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ex := remote.NewLocal(remote.LocalConfig{})
+			ctx := context.Background()
+			cmd := remote.Cmd{Args: []string{"sh", "-c", "echo measuring; sleep 0.5"}}
+			j, err := remote.StartJob(ctx, ex, "h", dir+"/jobs", "run.r1", remote.Cmd{Args: []string{"sh", "-c", "echo measuring; sleep 30"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := j.Status(ctx, ex)
+			if err != nil || st.State != remote.JobRunning {
+				t.Fatalf("%+v, %v", st, err)
+			}
+			if err := syscall.Kill(-st.Pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(10 * time.Second); st.State != remote.JobLost; time.Sleep(50 * time.Millisecond) {
+				if st, err = j.Status(ctx, ex); err != nil || time.Now().After(deadline) {
+					t.Fatalf("the killed job is %+v, %v", st, err)
+				}
+			}
+			step := stages.Step{Host: "h", Kind: stages.Job, What: "run TPC-C", JobName: "run", JobDir: dir + "/jobs", Cmd: cmd}
+			if tc.window {
+				step.Window = "workload1.histogram.ndjson"
+			}
+			var said []string
+			r := &Runner{Exec: ex, JobTag: "r1", Observers: []Observer{ObserverFunc(func(e Event) error {
+				if e.Kind == Message {
+					said = append(said, e.Text)
+				}
+				return nil
+			})}}
+			err = r.Run(ctx, []stages.Stage{{Name: "run", Steps: []stages.Step{step}}})
+			restarted := strings.Contains(strings.Join(said, "\n"), "starting it again")
+			var ie *IncompleteError
+			switch {
+			case restarted != tc.restart:
+				t.Errorf("restarted %v, want %v: %q", restarted, tc.restart, said)
+			case tc.window && (!errors.As(err, &ie) || !strings.HasPrefix(ie.Deaths[0].Reason, "vanished without exit status")):
+				t.Errorf("err %v, want the host incomplete", err)
+			case !tc.window && err != nil:
+				t.Errorf("the import started again failed: %v", err)
 			}
 		})
 	}
