@@ -217,6 +217,9 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 		if rerr == nil {
 			fmt.Fprintf(o.Out, "report (INCOMPLETE): %s\n", md)
 		}
+		if p.Thresholds != nil {
+			fmt.Fprintf(o.ErrOut, "benchrig: the plan's thresholds were not checked: the result is incomplete\n")
+		}
 		return err
 	}
 	if err != nil {
