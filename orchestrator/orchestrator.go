@@ -194,6 +194,7 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 			&rundir.Journal{W: journal},
 			&rundir.Logs{Dir: filepath.Join(runDir, rundir.LogsDir)},
 			newProbeResults(runDir),
+			&diedRecords{runDir: runDir, window: p.TPCC.Duration.Std().Seconds()},
 			st,
 			&runner.Console{W: live},
 		},
@@ -208,6 +209,18 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 	md, rerr := report.Write(runDir, p, st, o.Version)
 	if rerr != nil {
 		fmt.Fprintf(o.ErrOut, "benchrig: report: %v\n", rerr)
+	}
+	var incomplete *IncompleteError
+	if errors.As(err, &incomplete) {
+		// Every stage ran; the message says how to measure again.
+		incomplete.RunDir = runDir
+		if rerr == nil {
+			fmt.Fprintf(o.Out, "report (INCOMPLETE): %s\n", md)
+		}
+		if p.Thresholds != nil {
+			fmt.Fprintf(o.ErrOut, "benchrig: the plan's thresholds were not checked: the result is incomplete\n")
+		}
+		return err
 	}
 	if err != nil {
 		fmt.Fprintf(o.ErrOut, "benchrig: the run stopped; finish it with: benchrig resume %s\n", runDir)

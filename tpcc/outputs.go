@@ -143,12 +143,25 @@ func RunTo(ctx context.Context, cfg RunConfig, o RunOutputs, errw io.Writer) err
 type MergeArgs struct {
 	Files      []string
 	Warehouses int    `flag:"warehouses" usage:"aggregate active warehouses of all hosts"`
-	Check      bool   `flag:"check" usage:"exit 30 unless efficiency >= 85% and every p90 is within its limit"`
+	Check      bool   `flag:"check" usage:"exit 30 unless efficiency >= 85% and every p90 is within its limit; exit 40 if a host's measured run died (a died record names it)"`
 	JSON       string `flag:"json" usage:"also write the merged result as JSON (benchrig.result/v1, kind tpcc.merge) to FILE" arg:"FILE"`
 }
 
-// Run merges a.Files as MergeTo does; with --check, a merge that misses
-// the efficiency or a p90 limit is a *histogram.CheckError.
+// IncompleteError is a merge --check refuses: a host's measured run died,
+// so no figure of the merge covers the whole window.
+type IncompleteError struct{ Hosts []IncompleteHost }
+
+func (e *IncompleteError) Error() string {
+	texts := make([]string, len(e.Hosts))
+	for i, h := range e.Hosts {
+		texts[i] = h.Text()
+	}
+	return "tpcc merge: the merge is incomplete, nothing to judge: " + strings.Join(texts, "; ")
+}
+
+// Run merges a.Files as MergeTo does; with --check, a merge of a host
+// whose measured run died is an *IncompleteError, one that misses the
+// efficiency or a p90 limit a *histogram.CheckError.
 func (a MergeArgs) Run(w io.Writer) error {
 	if len(a.Files) == 0 {
 		return &UsageError{errors.New("tpcc merge: no histogram file given")}
@@ -156,9 +169,12 @@ func (a MergeArgs) Run(w io.Writer) error {
 	if a.Warehouses < 1 {
 		return &UsageError{errors.New("tpcc merge: --warehouses: give the active warehouses of all hosts (at least 1)")}
 	}
-	m, err := MergeTo(w, a.Warehouses, a.JSON, a.Files...)
-	if err != nil || !a.Check {
+	m, incomplete, err := MergeTo(w, a.Warehouses, a.JSON, a.Files...)
+	switch {
+	case err != nil || !a.Check:
 		return err
+	case len(incomplete) > 0:
+		return &IncompleteError{Hosts: incomplete}
 	}
 	return m.Check()
 }
@@ -167,19 +183,24 @@ func (a MergeArgs) Run(w io.Writer) error {
 // their total of active warehouses), prints workload debug
 // tpcc-merge-results' summary and table to w, and writes the merged
 // result as JSON to jsonPath unless it is "". The merge is returned for
-// its Check.
-func MergeTo(w io.Writer, warehouses int, jsonPath string, files ...string) (*histogram.Result, error) {
+// its Check, with the hosts whose measured run died.
+func MergeTo(w io.Writer, warehouses int, jsonPath string, files ...string) (*histogram.Result, []IncompleteHost, error) {
 	res, m, err := MergeFiles(warehouses, files...)
 	if err != nil {
-		return nil, fmt.Errorf("tpcc merge: %w", err)
+		return nil, nil, fmt.Errorf("tpcc merge: %w", err)
+	}
+	for _, h := range res.Incomplete {
+		if _, err := fmt.Fprintf(w, "INCOMPLETE: %s\n", h.Text()); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := histogram.WriteMerge(w, m); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if jsonPath != "" {
 		if err := WriteResult(jsonPath, res); err != nil {
-			return nil, fmt.Errorf("tpcc merge: --json: %w", err)
+			return nil, nil, fmt.Errorf("tpcc merge: --json: %w", err)
 		}
 	}
-	return m, nil
+	return m, res.Incomplete, nil
 }

@@ -3,6 +3,7 @@ package tpcc
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -87,6 +88,10 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 	// Files are a merge's histogram files, as given.
 	Files []string `json:"files,omitempty"`
+	// Incomplete names a merge's hosts whose measured run died before the
+	// window's end, with how much of it each covered: the merged figures
+	// then count less than the run (the file is benchrig.result/v2).
+	Incomplete []IncompleteHost `json:"incomplete,omitempty"`
 	// Series is a merge's tpmC per second of the run, all hosts' New-Order
 	// ticks binned by the second they end in.
 	Series []SeriesPoint `json:"tpmc_series,omitempty"`
@@ -268,19 +273,22 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 	}
 	var results []*histogram.Result
 	var newOrders []histogram.Tick
+	var dead []deadHost
 	for _, path := range paths {
-		f, err := os.Open(path)
+		died, err := ReadDied(path)
 		if err != nil {
 			return nil, nil, err
 		}
-		ticks, err := histogram.Decode(f)
-		f.Close()
+		ticks, truncated, err := readTicks(path, died != nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 		hr, err := histogram.NewResult(warehouses, ticks)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if died != nil {
+			dead = append(dead, deadHost{died: died, file: path, res: hr, truncated: truncated})
 		}
 		results = append(results, hr)
 		for _, t := range ticks {
@@ -304,6 +312,7 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 	if err := m.Check(); errors.As(err, &ce) {
 		r.Pass, r.Failures = false, ce.Failures
 	}
+	r.markIncomplete(dead, results)
 	names := histogram.TPCCNames()
 	for _, n := range m.Names() {
 		if !slices.Contains(names, n) {
@@ -336,6 +345,77 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 		}
 	}
 	return r, m, nil
+}
+
+// readTicks reads a histogram file; one whose host's run died may be
+// missing (it died before its first tick) or end in a cut line.
+func readTicks(path string, died bool) (ticks []histogram.Tick, truncated bool, err error) {
+	if !died {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, false, err
+		}
+		defer f.Close()
+		ticks, err := histogram.Decode(f)
+		return ticks, false, err
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return histogram.DecodePartial(data)
+}
+
+// deadHost is a merged file whose host's measured run died.
+type deadHost struct {
+	died      *Died
+	file      string
+	res       *histogram.Result
+	truncated bool
+}
+
+// markIncomplete names the dead hosts of a merge with how much of the
+// window each covered: its own measured interval against the longest
+// interval of a host that ran to the end (or, when every host died, the
+// planned window). The merge fails and is written as benchrig.result/v2,
+// which a reader that does not know "incomplete" refuses: its figures
+// count less than the run and must never pass for the run's.
+func (r *Result) markIncomplete(dead []deadHost, all []*histogram.Result) {
+	if len(dead) == 0 {
+		return
+	}
+	var window time.Duration
+	for _, hr := range all {
+		if !slices.ContainsFunc(dead, func(d deadHost) bool { return d.res == hr }) {
+			window = max(window, hr.Elapsed)
+		}
+	}
+	if window == 0 {
+		for _, d := range dead {
+			window = max(window, d.res.Elapsed, time.Duration(d.died.WindowSeconds*float64(time.Second)))
+		}
+	}
+	var fails []string
+	for _, d := range dead {
+		h := IncompleteHost{Host: d.died.Host, File: d.file, Reason: d.died.Reason,
+			CoveredSeconds: d.res.Elapsed.Seconds(), WindowSeconds: window.Seconds(), Truncated: d.truncated}
+		if window > 0 {
+			h.CoveredPercent = min(100, 100*d.res.Elapsed.Seconds()/window.Seconds())
+		}
+		r.Incomplete = append(r.Incomplete, h)
+		fails = append(fails, "incomplete: "+h.Text())
+	}
+	r.Header.Schema = result.SchemaV2
+	r.Pass, r.Failures = false, append(fails, r.Failures...)
+}
+
+// Text is the host's line in a failure, a banner or a note: "load1
+// killed (SIGKILL), covered 41.2 s of the 60.0 s window (68.7%)".
+func (h IncompleteHost) Text() string {
+	return fmt.Sprintf("%s %s, covered %.1f s of the %.1f s window (%.1f%%)", h.Host, h.Reason, h.CoveredSeconds, h.WindowSeconds, h.CoveredPercent)
 }
 
 // retryTotals sets the retries per committed transaction and the time

@@ -20,12 +20,16 @@ import (
 // checkSchema validates a result document against the documented schema.
 func checkSchema(t *testing.T, doc []byte) {
 	t.Helper()
-	s, err := jsonschema.Load("../docs/schema/result.v1.json")
+	file := "../docs/schema/result.v1.json"
+	if bytes.Contains(doc, []byte(`"schema": "`+result.SchemaV2+`"`)) {
+		file = "../docs/schema/result.v2.json"
+	}
+	s, err := jsonschema.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if errs := s.Validate(doc); len(errs) > 0 {
-		t.Errorf("result does not match docs/schema/result.v1.json:\n%s", strings.Join(errs, "\n"))
+		t.Errorf("result does not match %s:\n%s", file, strings.Join(errs, "\n"))
 	}
 }
 

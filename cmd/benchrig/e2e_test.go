@@ -798,48 +798,109 @@ func TestResumeRefusesChangedPlanAndLiveRun(t *testing.T) {
 	}
 }
 
-// TestResumeAfterJobSIGKILL kills the detached run jobs with SIGKILL, as
-// kill -9 or the OOM killer would: on load1 the job's whole process group
-// (no exit record is left), on load2 only the command (its wrapper records
-// exit 137). The run stops; a plain resume (no --from) starts both jobs
-// again and finishes.
+// TestResumeAfterJobSIGKILL kills the detached measured run on load1 with
+// SIGKILL mid-window, as kill -9 of its process group or a host restart
+// would (no exit record is left), while load2 runs on. The dead job is
+// not started again alone (its window would not be load2's): the run goes
+// on through collect and merge, which gather what load1 wrote until its
+// death and mark the merged result incomplete; the run exits 40 with one
+// message naming host, stage, step, reason and how to measure again;
+// report.md opens with the INCOMPLETE banner and check-result refuses the
+// run (40). `resume --from run` then measures again on both hosts and the
+// result is complete.
 func TestResumeAfterJobSIGKILL(t *testing.T) {
-	e := newE2E(t, "5s", planOpts{stages: "install, start, init, configure, import, run"})
+	e := newE2E(t, "8s", planOpts{stages: "install, start, init, configure, import, run, collect, merge"})
 	e.start("run", "--runs-dir", e.runs, "--start-lead", "1s", e.plan)
 	e.waitFor("the run stage", 4*time.Minute, func(s *rundir.State) bool { return stageStatus(s, "run") == rundir.Running })
-	load1, load2 := e.runningJob("load1"), e.runningJob("load2")
-	time.Sleep(time.Second)
+	load1 := e.runningJob("load1")
+	e.runningJob("load2")
+	time.Sleep(6 * time.Second) // start lead 1s, ramp 2s, then 3s into the 8s window
 	if err := syscall.Kill(-load1, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill -9 of job group %d: %v", load1, err)
 	}
-	children, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", load2, load2))
-	if err != nil || len(strings.Fields(string(children))) == 0 {
-		t.Fatalf("the job wrapper %d has no command: %v", load2, err)
+	if code := e.wait(3 * time.Minute); code != exitIncomplete {
+		t.Fatalf("the run with a killed measured run exited %d, want %d (incomplete):\n%s", code, exitIncomplete, lastN(e.logs.String(), 30))
 	}
-	for _, c := range strings.Fields(string(children)) {
-		pid, _ := strconv.Atoi(c)
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			t.Fatalf("kill -9 of job command %d: %v", pid, err)
-		}
-	}
-	if code := e.wait(2 * time.Minute); code == 0 {
-		t.Fatal("the run went on as if its killed jobs had finished")
-	}
-	e.start("resume", "--start-lead", "1s", e.runDir())
-	if code := e.wait(3 * time.Minute); code != 0 {
-		t.Fatalf("resume after the jobs' SIGKILL exited %d", code)
-	}
+	runDir := e.runDir()
+	out := e.logs.String()
+	t.Logf("the run ended:\n%s", lastN(out, 6))
 	for _, want := range []string{
-		"load1: job run.", "died without an exit status (killed, or the host restarted); starting it again",
-		"load2: job run.", "was killed (exit 137, SIGKILL); starting it again",
+		"load1: job run.", "vanished without exit status",
+		"stage run: host load1: run TPC-C: job run.", "the merged result is marked incomplete",
+		"measure again on every workload host with: benchrig resume --from run " + runDir,
 	} {
-		if !strings.Contains(e.logs.String(), want) {
-			t.Errorf("resume did not say %q:\n%s", want, lastN(e.logs.String(), 30))
+		if !strings.Contains(out, want) {
+			t.Errorf("the run did not say %q:\n%s", want, lastN(out, 30))
 		}
 	}
-	st, err := rundir.ReadState(filepath.Join(e.runDir(), "state.json"))
-	if err != nil || stageStatus(st, "run") != rundir.Done {
-		t.Errorf("run stage after resume: %v", err)
+	if strings.Contains(out, "starting it again") {
+		t.Errorf("the dead measured run was started again alone:\n%s", lastN(out, 30))
+	}
+	st, err := rundir.ReadState(filepath.Join(runDir, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st.Stages {
+		for _, h := range s.Hosts {
+			if dead := s.Name == "run" && h.Host == "load1"; (h.Died != nil) != dead {
+				t.Errorf("state.json: stage %s host %s died %+v", s.Name, h.Host, h.Died)
+			}
+		}
+		if s.Status != rundir.Done {
+			t.Errorf("stage %s %s: every stage runs to the end", s.Name, s.Status)
+		}
+	}
+	// load2 ran its whole window; load1's histogram holds what it wrote
+	// before its death.
+	md, _ := os.ReadFile(filepath.Join(runDir, "report.md"))
+	if !strings.HasPrefix(string(md), "# benchrig report: e2e\n\n> **INCOMPLETE:**") || !strings.Contains(string(md), "> - load1 vanished without exit status") {
+		t.Errorf("report.md does not open with the INCOMPLETE banner:\n%s", lastN(string(md), 200))
+	}
+	r := readReport(t, runDir)
+	if r.Schema != report.SchemaV2 || r.Result == nil || len(r.Result.Incomplete) != 1 || r.Result.Pass {
+		t.Fatalf("report.json: schema %s, result %+v: want v2, failing, one incomplete host", r.Schema, r.Result)
+	}
+	dead := r.Result.Incomplete[0]
+	t.Logf("incomplete: %s", dead.Text())
+	if dead.Host != "load1" || dead.CoveredPercent >= 90 || dead.WindowSeconds < 7 || dead.WindowSeconds > 10 {
+		t.Errorf("incomplete host %+v: want load1, covering part of the 8s window", dead)
+	}
+	var merged struct {
+		Schema     string
+		Incomplete []struct{ Host, Reason string }
+	}
+	data, err := os.ReadFile(filepath.Join(runDir, "results", "merged.result.json"))
+	if err != nil || json.Unmarshal(data, &merged) != nil || merged.Schema != "benchrig.result/v2" || len(merged.Incomplete) != 1 || merged.Incomplete[0].Host != "load1" {
+		t.Errorf("merged.result.json is not marked incomplete (%v):\n%s", err, data)
+	}
+	if _, err := os.Stat(filepath.Join(runDir, "results", "load1", "workload1.result.json")); err == nil {
+		t.Error("load1's run result exists: its job did not die")
+	}
+	check, err := exec.Command(e.bin, "check-result", "--min-tpmc", "1", runDir).CombinedOutput()
+	if code := exitCodeOf(err); code != exitIncomplete || !strings.Contains(string(check), "INCOMPLETE, not checked: load1 vanished without exit status") {
+		t.Errorf("check-result of the incomplete run: exit %d\n%s", code, check)
+	}
+
+	e.logs.Reset()
+	e.start("resume", "--from", "run", "--start-lead", "1s", runDir)
+	if code := e.wait(3 * time.Minute); code != 0 {
+		t.Fatalf("resume --from run exited %d:\n%s", code, lastN(e.logs.String(), 30))
+	}
+	if !strings.Contains(e.logs.String(), "run complete") {
+		t.Errorf("resume output:\n%s", lastN(e.logs.String(), 30))
+	}
+	r = e.checkResult(runDir)
+	if r.Schema != report.Schema || len(r.Result.Incomplete) != 0 || len(r.Result.Hosts) != 2 {
+		t.Errorf("after resume --from run: schema %s, incomplete %+v, %d host results; want a complete result of both hosts", r.Schema, r.Result.Incomplete, len(r.Result.Hosts))
+	}
+	if _, err := os.Stat(filepath.Join(runDir, "results", "load1", "workload1.died.json")); err == nil {
+		t.Error("load1's died record outlived the new measurement")
+	}
+	if md, _ := os.ReadFile(filepath.Join(runDir, "report.md")); strings.Contains(string(md), "INCOMPLETE") {
+		t.Error("report.md still says INCOMPLETE after the new measurement")
+	}
+	if check, err := exec.Command(e.bin, "check-result", "--min-tpmc", "1", runDir).CombinedOutput(); err != nil {
+		t.Errorf("check-result after resume --from run: %v\n%s", err, check)
 	}
 }
 

@@ -23,6 +23,7 @@ const (
 	exitTransport   = 10  // SSH/SFTP connection problem (host unreachable, key refused, dropped)
 	exitRemote      = 20  // a remote command exited non-zero
 	exitCheck       = 30  // a benchmark check failed (consistency, audit, efficiency, check-result thresholds)
+	exitIncomplete  = 40  // the result is incomplete: a measured run died on a workload host (check-result refuses it)
 	exitInterrupted = 130 // interrupted by a signal
 )
 
@@ -34,6 +35,7 @@ const exitCodeHelp = `EXIT STATUS
    10   SSH/SFTP transport error
    20   a remote command failed
    30   a benchmark check failed (consistency, audit, efficiency, check-result thresholds)
+   40   the result is incomplete: a measured run died on a workload host (check-result refuses it)
    130  interrupted`
 
 // usageError is a command line cmd itself finds wrong (an argument
@@ -63,6 +65,9 @@ var exitTable = []struct {
 	{exitUsage, is[*orchestrator.UsageError]},
 	{exitUsage, is[*tpcc.UsageError]},
 	{exitTransport, is[*orchestrator.ConnectError]},
+	{exitIncomplete, is[*orchestrator.IncompleteError]},
+	{exitIncomplete, is[*gate.IncompleteError]},
+	{exitIncomplete, is[*tpcc.IncompleteError]},
 	{exitCheck, is[*orchestrator.PreflightError]},
 	{exitCheck, is[*orchestrator.CheckFailedError]},
 	{exitCheck, is[*gate.FailedError]},

@@ -6,6 +6,7 @@
 // envelope, so that a reader refuses a file of another kind or of a
 // schema version it does not know instead of misreading it.
 //
-// The JSON Schema of every kind is docs/schema/result.v1.json; a change
+// The JSON Schema of every kind is docs/schema/result.v1.json (and
+// result.v2.json: v1 plus an incomplete merge); a change
 // that would make an old reader misread a file gets a new version.
 package result

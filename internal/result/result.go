@@ -9,8 +9,16 @@ import (
 	"path/filepath"
 )
 
-// Schema is the version of every result file written by this benchrig.
+// Schema is the version of every result file written by this benchrig
+// that an older reader reads correctly.
 const Schema = "benchrig.result/v1"
+
+// SchemaV2 is v1 plus what a v1 reader would misread: a tpcc.merge whose
+// "incomplete" hosts' measured runs died before the window's end (its
+// figures cover less than the run). A file is written as v2 only when
+// it holds such a field, so a v1 reader refuses exactly the files it
+// would take for complete and still reads every other.
+const SchemaV2 = "benchrig.result/v2"
 
 // Header is the envelope's two fields; result types embed it first, so
 // they come first in the JSON.
@@ -27,8 +35,8 @@ func (h Header) Check(kinds ...string) error {
 	if h.Schema == "" {
 		return errors.New("no \"schema\" field: not a benchrig result, or written by a benchrig older than " + Schema)
 	}
-	if h.Schema != Schema {
-		return fmt.Errorf("schema %q, this benchrig reads %q", h.Schema, Schema)
+	if h.Schema != Schema && h.Schema != SchemaV2 {
+		return fmt.Errorf("schema %q, this benchrig reads %q and %q", h.Schema, Schema, SchemaV2)
 	}
 	for _, k := range kinds {
 		if h.Kind == k {

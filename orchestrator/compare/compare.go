@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/orchestrator/report"
@@ -152,7 +153,16 @@ func Compare(runs ...*Run) (*Comparison, error) {
 		}
 		c.Groups = append(c.Groups, g)
 	}
-	c.Notes = notes(c)
+	// A side whose measured run died on some host is named first: its
+	// figures count less than the run, so any delta against it is not a
+	// change of the database.
+	for _, r := range runs {
+		if hosts := r.Report.IncompleteHosts(); len(hosts) > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s is INCOMPLETE (a measured run died): %s; its figures count less than the run, so its deltas are not the database's",
+				r.Name, strings.Join(hosts, "; ")))
+		}
+	}
+	c.Notes = append(c.Notes, notes(c)...)
 	return c, nil
 }
 

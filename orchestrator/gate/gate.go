@@ -60,6 +60,21 @@ func (e *FailedError) Error() string {
 	return "check-result: " + strings.Join(e.Failures, "; ")
 }
 
+// IncompleteError is a run whose result is incomplete: a measured run
+// died on some workload host before the window's end, so every figure
+// counts less than the run. A gate refuses it before any threshold
+// (its own exit code): passing it would pass a smaller run, failing it
+// would blame the database.
+type IncompleteError struct {
+	Run   string   // the run directory
+	Hosts []string // report.IncompleteHosts
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("check-result: %s is INCOMPLETE, not checked: %s; measure again with: benchrig resume --from run %s",
+		e.Run, strings.Join(e.Hosts, "; "), e.Run)
+}
+
 // Check returns nil when run meets every threshold, or a *FailedError.
 // With repeats, a figure is the median of the repeats. A regression
 // against baseline is a tpmC median more than MaxRegressionPercent below
@@ -77,6 +92,14 @@ func Evaluate(run *compare.Run, t Thresholds, baseline *compare.Run) (passed []s
 	res, err := results(run.Report)
 	if err != nil {
 		return nil, fmt.Errorf("check-result: %s: %w", run.Name, err)
+	}
+	for _, r := range []*compare.Run{run, baseline} {
+		if r == nil {
+			continue
+		}
+		if hosts := r.Report.IncompleteHosts(); len(hosts) > 0 {
+			return nil, &IncompleteError{Run: r.Dir, Hosts: hosts}
+		}
 	}
 	var fails []string
 	tpmc := median(res, func(r *report.Result) float64 { return r.TpmC })

@@ -21,6 +21,14 @@ func Markdown(r *Report, plots []string) string { return markdown(r, plots, nil)
 func markdown(r *Report, plots, hostPlots []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# benchrig report: %s\n\n", Escape(r.Plan))
+	if lines := r.IncompleteHosts(); len(lines) > 0 {
+		// First, before any figure: they count less than the run.
+		b.WriteString("> **INCOMPLETE:** a measured run died before the end of the window, so every figure below counts less than the run and is not its result:\n")
+		for _, l := range lines {
+			fmt.Fprintf(&b, "> - %s\n", Escape(l))
+		}
+		b.WriteString(">\n> Measure again on every workload host with `benchrig resume --from run` on this run directory.\n\n")
+	}
 	if r.Description != "" {
 		fmt.Fprintf(&b, "%s\n\n", Escape(r.Description))
 	}

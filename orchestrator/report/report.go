@@ -22,6 +22,13 @@ import (
 // misread a report gets a new one.
 const Schema = "benchrig.report/v1"
 
+// SchemaV2 is v1 plus what a v1 reader would misread: a result with
+// "incomplete" hosts, whose measured runs died before the window's end.
+// A report is written as v2 only when it has one, so a reader that
+// does not know the field refuses exactly the reports it would take for
+// complete runs.
+const SchemaV2 = "benchrig.report/v2"
+
 // Report is what report.json holds.
 type Report struct {
 	Schema      string        `json:"schema"`
@@ -174,6 +181,34 @@ type Result struct {
 	// Hosts are the workload hosts' own results of this run, from their
 	// result files.
 	Hosts []HostRun `json:"hosts,omitempty"`
+	// Incomplete names the hosts whose measured run died before the
+	// window's end, with how much of it each covered: every figure above
+	// counts less than the run (the report is benchrig.report/v2).
+	Incomplete []tpcc.IncompleteHost `json:"incomplete,omitempty"`
+}
+
+// IncompleteHosts lists, one line each, the hosts of any of the report's
+// results whose measured run died ("load1 killed (SIGKILL), covered
+// 2.1 s of the 5.0 s window (42.0%)"; a round's label is appended).
+func (r *Report) IncompleteHosts() []string {
+	var out []string
+	add := func(res *Result, label string) {
+		if res == nil {
+			return
+		}
+		for _, h := range res.Incomplete {
+			line := h.Text()
+			if label != "" {
+				line += " (round " + label + ")"
+			}
+			out = append(out, line)
+		}
+	}
+	add(r.Result, "")
+	for _, rd := range r.Rounds {
+		add(rd.Result, rd.Label)
+	}
+	return out
 }
 
 // HostRun is one workload host's own view of a run: its tpmC and
@@ -283,6 +318,9 @@ func Build(runDir string, p *plan.Plan, st *rundir.State, version string) (*Repo
 	r.readClock(runDir)
 	r.readDisks(runDir, p)
 	r.readHosts(runDir, p)
+	if len(r.IncompleteHosts()) > 0 {
+		r.Schema = SchemaV2
+	}
 	return r, nil
 }
 
@@ -309,7 +347,10 @@ func (r *Report) readResult(runDir string, p *plan.Plan, st *rundir.State) {
 		var hosts, files []string
 		for i, h := range p.Workload {
 			f := filepath.Join("results", h.Name, plan.HistogramFile(p, i, rd))
-			if _, err := os.Stat(filepath.Join(runDir, f)); err == nil {
+			_, err := os.Stat(filepath.Join(runDir, f))
+			if _, derr := os.Stat(filepath.Join(runDir, tpcc.DiedFileFor(f))); err == nil || derr == nil {
+				// A host whose run died before its first tick has no
+				// histogram, but its record: the merge names it.
 				hosts, files = append(hosts, h.Name), append(files, f)
 			}
 		}

@@ -214,12 +214,16 @@ func TestReport(t *testing.T) {
 // checkReportSchema validates report.json against the documented schema.
 func checkReportSchema(t *testing.T, doc []byte) {
 	t.Helper()
-	s, err := jsonschema.Load("../../docs/schema/report.v1.json")
+	file := "../../docs/schema/report.v1.json"
+	if bytes.Contains(doc, []byte(`"schema": "`+SchemaV2+`"`)) {
+		file = "../../docs/schema/report.v2.json"
+	}
+	s, err := jsonschema.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if errs := s.Validate(doc); len(errs) > 0 {
-		t.Errorf("report.json does not match docs/schema/report.v1.json:\n%s", strings.Join(errs, "\n"))
+		t.Errorf("report.json does not match %s:\n%s", file, strings.Join(errs, "\n"))
 	}
 }
 

@@ -54,6 +54,11 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 			r.Problems = append(r.Problems, err.Error())
 			return nil
 		}
+		for k, h := range merged.Incomplete {
+			if i := slices.Index(abs, h.File); i >= 0 {
+				merged.Incomplete[k].File = files[i]
+			}
+		}
 	}
 	rd := &round{res: fromMerged(merged, files), series: make([]TickPoint, 0, len(merged.Series))}
 	for _, s := range merged.Series {
@@ -116,7 +121,8 @@ func sorted(xs []string) []string {
 func fromMerged(m *tpcc.Result, files []string) *Result {
 	res := &Result{Warehouses: m.EfficiencyWarehouses, Elapsed: m.ElapsedSeconds, TpmC: m.TpmC, Efficiency: m.Efficiency,
 		Pass: m.Pass, Judged: m.Judged, Failures: m.Failures, Files: files, Ops: []Op{},
-		RetriesPerTxn: m.RetriesPerTxn, RetryLostSeconds: m.RetryLostSeconds, RetryLostPercent: m.RetryLostPercent}
+		RetriesPerTxn: m.RetriesPerTxn, RetryLostSeconds: m.RetryLostSeconds, RetryLostPercent: m.RetryLostPercent,
+		Incomplete: m.Incomplete}
 	for _, t := range m.Transactions {
 		res.Ops = append(res.Ops, Op{Name: t.Name, Count: t.Count, PerSec: t.PerSec, Errors: t.Errors, Retries: t.Retries, RetryLostMs: t.RetryLostMs,
 			P50: t.P50, P90: t.P90, P95: t.P95, P99: t.P99, Max: t.Max})

@@ -83,11 +83,41 @@ type HostState struct {
 	// Unreachable, while set, says the host dropped its connection during
 	// Current and the run is redialing it.
 	Unreachable *Outage `json:"unreachable,omitempty"`
+	// Died, once set, says the host's measured run died before the
+	// window's end (killed, or gone without an exit status): the run
+	// went on, the merged result is marked incomplete, and a resume
+	// --from the stage measures again on every host.
+	Died *Died `json:"died,omitempty"`
 	// Digests are the host's steps' Step.Digest as compiled when the run
 	// started (or when a resume was forced onto a changed plan): a resume
 	// compiles the plan again and refuses if a step is no longer the one
 	// the state describes.
 	Digests []string `json:"digests,omitempty"`
+}
+
+// Died is a host's measured run that died (runner.Death).
+type Died struct {
+	Step   string    `json:"step"`
+	Job    string    `json:"job"`
+	Window string    `json:"window"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// Deaths are the measured runs the state records as died, for a resumed
+// runner (runner.Deaths).
+func (s *State) Deaths() []runner.Death {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []runner.Death
+	for _, st := range s.Stages {
+		for _, h := range st.Hosts {
+			if d := h.Died; d != nil {
+				out = append(out, runner.Death{Stage: st.Name, Host: h.Host, Step: d.Step, Job: d.Job, Window: d.Window, Reason: d.Reason})
+			}
+		}
+	}
+	return out
 }
 
 // Outage is a host away during a step: since when, how many redials so
@@ -264,7 +294,7 @@ func (s *State) Restart(name string) error {
 			st.Status, st.Started, st.Finished, st.Search = Pending, nil, nil, nil
 			for k := range st.Hosts {
 				h := &st.Hosts[k]
-				h.Status, h.Done, h.Error, h.Current, h.Started, h.Finished = Pending, 0, "", "", nil, nil
+				h.Status, h.Done, h.Error, h.Current, h.Started, h.Finished, h.Died = Pending, 0, "", "", nil, nil, nil
 				h.Attempt++
 			}
 		}
@@ -359,6 +389,9 @@ func (s *State) Observe(e runner.Event) error {
 			// next phase (its sampler started, the others' runs not
 			// finished) has none.
 			hs.Done, hs.Current = e.Index+1, ""
+			if d := e.Died; d != nil {
+				hs.Died = &Died{Step: d.Step, Job: d.Job, Window: d.Window, Reason: d.Reason, At: t.UTC()}
+			}
 			for len(hs.Digests) < hs.Steps {
 				hs.Digests = append(hs.Digests, "")
 			}

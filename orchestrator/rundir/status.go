@@ -51,6 +51,9 @@ func PrintStatus(w io.Writer, st *State, perHost bool) error {
 			if h.Unreachable != nil && h.Error == "" && !perHost {
 				fmt.Fprintf(w, "\n%s: %s (%s)\n", s.Name, h.Unreachable.Text(h.Host, time.Now()), h.Current)
 			}
+			if d := h.Died; d != nil {
+				fmt.Fprintf(w, "\n%s on %s: INCOMPLETE: %s: job %s %s (measure again with benchrig resume --from %s)\n", s.Name, h.Host, d.Step, d.Job, d.Reason, s.Name)
+			}
 		}
 	}
 	return nil

@@ -79,6 +79,9 @@ type Event struct {
 	// CheckFailed: the step finished, but exited with its CheckExit (a
 	// benchmark check failed); the stage goes on.
 	CheckFailed bool
+	// Died: the step's measured run died before its end (StepDone; the
+	// host's window is incomplete, see died.go).
+	Died *Death
 	// Err is a failure, with secrets scrubbed from its text.
 	Err error
 

@@ -50,6 +50,16 @@ func (r *Runner) job(ctx context.Context, ev Event, s stages.Step) (remote.Resul
 			return err
 		})
 	}
+	var died *diedError
+	if errors.As(err, &died) {
+		// What the job logged up to its death is the step's output
+		// (the host's stage log).
+		if out, terr := j.Tail(ctx, r.Exec, jobLogLines); terr == nil {
+			res.Stdout = []byte(out)
+		}
+		res.ExitCode = st.ExitCode
+		return res, err
+	}
 	if err != nil {
 		return res, err
 	}
@@ -113,6 +123,11 @@ func (r *Runner) driveJob(ctx context.Context, j remote.Job, s stages.Step, d *j
 		return st, err
 	}
 	switch {
+	case s.Window != "" && deathOf(st) != "":
+		// A measured run found dead (after a dropped connection, or by a
+		// resume): starting it again alone would measure another window
+		// than the other hosts'. Its host is recorded incomplete.
+		return st, &diedError{job: j.Name, reason: deathOf(st)}
 	case st.Killed() && d.started && s.StartAt:
 		// The measured run died while the host was away (rebooted, or
 		// killed): a fresh start would measure another window than the
@@ -163,6 +178,9 @@ func (r *Runner) driveJob(ctx context.Context, j remote.Job, s stages.Step, d *j
 	st, err = j.Wait(ctx, r.Exec, poll)
 	if err != nil {
 		return st, err
+	}
+	if s.Window != "" && deathOf(st) != "" {
+		return st, &diedError{job: j.Name, reason: deathOf(st)}
 	}
 	if st.State != remote.JobExited {
 		return st, fmt.Errorf("job %s ended without an exit status (%s)", j.Name, st.State)

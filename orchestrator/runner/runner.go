@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -54,6 +55,7 @@ type Runner struct {
 	mu      sync.Mutex
 	probes  []stages.ProbeResult // of the stage under way
 	checks  []string             // steps that finished with a failed check
+	deaths  []Death              // measured runs that died (died.go)
 	verdict bool                 // the last Verdict step's outcome
 }
 
@@ -87,6 +89,10 @@ func (e *StepError) Message() string { return e.msg }
 // host's steps in order. A stage stops at its first failure, after the
 // hosts already under way finish their current step.
 func (r *Runner) Run(ctx context.Context, list []stages.Stage) error {
+	r.deaths = nil
+	if d, ok := r.Progress.(Deaths); ok {
+		r.deaths = d.Deaths()
+	}
 	for i, st := range list {
 		if r.Progress != nil && r.Progress.StageDone(i) {
 			if err := r.emit(Event{Kind: StageSkipped, Stage: st.Name, StageIndex: i}); err != nil {
@@ -97,6 +103,9 @@ func (r *Runner) Run(ctx context.Context, list []stages.Stage) error {
 		if err := r.runStage(ctx, i, st); err != nil {
 			return err
 		}
+	}
+	if len(r.deaths) > 0 {
+		return &IncompleteError{Deaths: r.deaths, Checks: r.checks}
 	}
 	if len(r.checks) > 0 {
 		return &CheckFailedError{Failures: r.checks}
@@ -305,8 +314,22 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st stages.Stage, s st
 	sent := time.Now()
 	res, err := r.runStep(ctx, ev, s)
 	var exit *remote.ExitError
+	var died *diedError
 	checkFailed := false
-	if s.Verdict {
+	if errors.As(err, &died) && s.Window != "" {
+		d := Death{Stage: st.Name, Host: s.Host, Step: s.What, Job: died.job, Window: s.Window, Reason: died.reason}
+		r.mu.Lock()
+		r.deaths = append(r.deaths, d)
+		r.mu.Unlock()
+		r.say(s.Host, fmt.Sprintf("job %s %s: this host's measured window is incomplete; the other hosts carry on and the merged result will be marked incomplete", died.job, died.reason))
+		ev.Died, err = &d, nil
+	}
+	if s.Verdict && ev.Died != nil {
+		// A search iteration whose measured run died did not pass.
+		r.mu.Lock()
+		r.verdict = false
+		r.mu.Unlock()
+	} else if s.Verdict {
 		failed := errors.As(err, &exit) && exit.Code == s.CheckExit
 		if err == nil || failed {
 			r.mu.Lock()
@@ -381,6 +404,12 @@ func (r *Runner) runStep(ctx context.Context, ev Event, s stages.Step) (remote.R
 			res, err = remote.Result{Host: s.Host}, r.Exec.Put(ctx, s.Host, s.Transfer)
 		case stages.Get:
 			res, err = remote.Result{Host: s.Host}, r.Exec.Get(ctx, s.Host, s.Transfer)
+			if d, dead := r.deadFile(s.Host, s.Transfer.Remote); dead && errors.Is(err, fs.ErrNotExist) {
+				// A measured run that died never wrote it: the merge
+				// names the host incomplete.
+				r.say(s.Host, fmt.Sprintf("%s was not written (job %s %s)", s.Transfer.Remote, d.Job, d.Reason))
+				err = nil
+			}
 		default:
 			res, err = r.Exec.Run(ctx, s.Host, s.Cmd)
 		}

@@ -108,6 +108,13 @@ type Step struct {
 	// host of the stage: the runner appends --start-at with the instant it
 	// chose once every host is connected.
 	StartAt bool
+	// Window marks a job that is a measured run: the histogram file it
+	// writes (relative to the host's directory). When such a job dies
+	// before its end (killed by a signal, or gone without an exit
+	// status) the runner records the host as incomplete and the run goes
+	// on to collect and merge, which mark the merged result so; a job
+	// that fails with its own exit status fails the step as any other.
+	Window string
 	// Positional counts the trailing positional arguments of Cmd (the
 	// connection URLs); flags the runner adds go before them.
 	Positional int

@@ -233,7 +233,11 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 			name += "-" + rd.Label
 		}
 		if workload {
-			st.add(workloadRunStep(p, h, strings.TrimSpace(what+" TPC-C (workload) "+rd.Label), name, histograms && len(p.Workload) > 1, args))
+			s := workloadRunStep(p, h, strings.TrimSpace(what+" TPC-C (workload) "+rd.Label), name, histograms && len(p.Workload) > 1, args)
+			if histograms {
+				s.Window = plan.HistogramFile(p, i, rd)
+			}
+			st.add(s)
 			continue
 		}
 		if histograms {
@@ -243,9 +247,13 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		args = append(args, p.TPCC.Extra...)
 		urls := c.f.runURLs(h)
 		args = append(args, urls...)
-		st.add(Step{Host: h.Name, Kind: Job, What: strings.TrimSpace(what + " TPC-C " + rd.Label), Positional: len(urls), CheckExit: tpccCheckExit,
+		s := Step{Host: h.Name, Kind: Job, What: strings.TrimSpace(what + " TPC-C " + rd.Label), Positional: len(urls), CheckExit: tpccCheckExit,
 			JobName: name, JobDir: h.Dir + "/jobs", StartAt: histograms && len(p.Workload) > 1,
-			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
+			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}}
+		if histograms {
+			s.Window = plan.HistogramFile(p, i, rd)
+		}
+		st.add(s)
 	}
 	if histograms && c.samplesHosts() {
 		st.then()

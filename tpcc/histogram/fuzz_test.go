@@ -34,7 +34,13 @@ func FuzzDecode(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A dead host's file (DecodePartial) never fails where Decode
+		// succeeds, and gives the same ticks unless its last line was cut.
+		partial, truncated, perr := DecodePartial(data)
 		ticks, err := Decode(bytes.NewReader(data))
+		if err == nil && (perr != nil || truncated || len(partial) != len(ticks)) {
+			t.Errorf("DecodePartial: %d ticks, truncated %v, %v; Decode: %d ticks", len(partial), truncated, perr, len(ticks))
+		}
 		if err != nil {
 			return
 		}

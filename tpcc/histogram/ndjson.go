@@ -138,3 +138,25 @@ func Decode(r io.Reader) ([]Tick, error) {
 	}
 	return ticks, nil
 }
+
+// DecodePartial reads the ticks a driver wrote before it died: as Decode,
+// except that a last line cut short (no final newline, not valid JSON:
+// the process was killed mid-write) is dropped and reported as truncated
+// instead of failing the file. A malformed line elsewhere still fails.
+func DecodePartial(data []byte) (ticks []Tick, truncated bool, err error) {
+	whole := data
+	var tail []byte
+	if n := len(data); n > 0 && data[n-1] != '\n' {
+		i := bytes.LastIndexByte(data, '\n')
+		whole, tail = data[:i+1], data[i+1:]
+	}
+	ticks, err = Decode(bytes.NewReader(whole))
+	if err != nil || len(bytes.TrimSpace(tail)) == 0 {
+		return ticks, false, err
+	}
+	var t Tick
+	if json.Unmarshal(bytes.TrimSpace(tail), &t) != nil || t.Name == "" {
+		return ticks, true, nil
+	}
+	return append(ticks, t), false, nil
+}
