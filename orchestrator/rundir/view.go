@@ -54,6 +54,9 @@ type HostView struct {
 	Error    string     `json:"error,omitempty"`
 	// Unreachable is set while the run redials the host.
 	Unreachable *Outage `json:"unreachable,omitempty"`
+	// Died is set when the host's measured run died: the run's result
+	// is incomplete (resume --from run measures again).
+	Died *Died `json:"died,omitempty"`
 }
 
 // NewView reads runDir's state, lock and live files.
@@ -74,7 +77,7 @@ func NewView(runDir string) (*View, error) {
 				sv.HostsDone++
 			}
 			sv.Hosts = append(sv.Hosts, HostView{Host: h.Host, Status: h.Status, Steps: h.Steps, Done: h.Done,
-				Started: h.Started, Finished: h.Finished, Current: h.Current, Error: h.Error, Unreachable: h.Unreachable})
+				Started: h.Started, Finished: h.Finished, Current: h.Current, Error: h.Error, Unreachable: h.Unreachable, Died: h.Died})
 		}
 		switch s.Status {
 		case Failed:

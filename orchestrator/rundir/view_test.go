@@ -99,3 +99,37 @@ func TestDriven(t *testing.T) {
 		t.Error("a dead holder still drives the run")
 	}
 }
+
+// TestViewNamesADiedHost: status --json carries a host's died measured
+// run (the text status prints it as INCOMPLETE), valid against
+// status.v1.json.
+func TestViewNamesADiedHost(t *testing.T) {
+	dir := midRun(t)
+	st, err := ReadState(filepath.Join(dir, StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 3, 9, 0, 7, 0, time.UTC)
+	st.Stages[1].Hosts[1].Died = &Died{Step: "run TPC-C", Job: "run.1", Window: "09:00:02-09:00:12", Reason: "killed (SIGKILL)", At: at}
+	if err := st.Save(); err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewView(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := v.Stages[1].Hosts[1].Died; d == nil || d.Reason != "killed (SIGKILL)" || !strings.Contains(string(data), `"died":{"step":"run TPC-C"`) {
+		t.Errorf("the view lacks load2's death: %s", data)
+	}
+	s, err := jsonschema.Load("../../docs/schema/status.v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := s.Validate(data); len(errs) > 0 {
+		t.Errorf("status JSON does not match docs/schema/status.v1.json:\n%s\n%s", strings.Join(errs, "\n"), data)
+	}
+}
