@@ -86,6 +86,7 @@ func TestFaultsImportPartitionCollect(t *testing.T) {
 	}
 	runDir := e.runDir()
 	out := e.outputLog(runDir)
+	t.Logf("redials and re-attaches:\n%s", faultLines(out))
 
 	imp := stageOutput(out, "import")
 	if !strings.Contains(imp, "host load1 unreachable since") || !strings.Contains(imp, "host load1 reachable again") ||
@@ -224,6 +225,21 @@ func stageOutput(out, stage string) string {
 		}
 		if in {
 			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// faultLines are the console's lines about stages, redials and
+// re-attaches: what a test log shows of a fault.
+func faultLines(out string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(out, "\n") {
+		for _, w := range []string{"== stage ", "unreachable since", "reachable again", "re-attaching to job", "already finished", "starting it again", "already running"} {
+			if strings.Contains(l, w) {
+				b.WriteString(l)
+				break
+			}
 		}
 	}
 	return b.String()

@@ -492,6 +492,7 @@ func TestKillAndResume(t *testing.T) {
 		}
 	}
 	out := e.outputLog(runDir)
+	t.Logf("stages, redials and re-attaches:\n%s", faultLines(out))
 	if !strings.Contains(stageOutput(out, "run"), "re-attaching to job run") && !strings.Contains(stageOutput(out, "run"), "already finished") {
 		t.Errorf("the resume after the kill in the run stage did not re-attach to the run jobs:\n%s", lastN(stageOutput(out, "run"), 30))
 	}
@@ -604,6 +605,7 @@ func TestBlackholeInRunStage(t *testing.T) {
 	}
 	t.Logf("the run ended %s after the black hole began", time.Since(holed).Round(time.Second))
 	out := stageOutput(e.outputLog(e.runDir()), "run")
+	t.Logf("redials and re-attaches:\n%s", faultLines(out))
 	for _, want := range []string{"host load2 unreachable since", "host load2 reachable again after", "load2: job run.", "already finished (exit 0)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the console lacks %q:\n%s", want, lastN(out, 40))
