@@ -588,7 +588,7 @@ func TestBlackholeInRunStage(t *testing.T) {
 	e.start("run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan)
 	e.waitFor("the run stage", 4*time.Minute, func(s *rundir.State) bool { return stageStatus(s, "run") == rundir.Running })
 	e.runningJob("load2")
-	time.Sleep(4 * time.Second) // into the measured window
+	time.Sleep(6 * time.Second) // past the start lead (2s) and the ramp (2s): inside the measured window
 	const load2 = 4
 	e.lab.Proxy(load2).Blackhole(60 * time.Second)
 	holed := time.Now()
