@@ -52,6 +52,10 @@ func TestFaultsImportPartitionCollect(t *testing.T) {
 		return h != nil && h.Done >= 1
 	})
 	e.runningJobNamed("load1", "import")
+	// Into the follow of its log: a reset between two of the step's
+	// commands, when the connection is idle, is redialed by the executor
+	// without a word (the next command finds it dead before it starts).
+	time.Sleep(time.Second)
 	db2Dials := e.lab.Proxy(labDB2).Accepted()
 	e.lab.Proxy(labLoad1).Reset()
 	e.lab.Proxy(labDB2).Reset()
