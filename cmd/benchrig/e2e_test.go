@@ -410,62 +410,148 @@ func TestEndToEndLocal(t *testing.T) {
 	}
 }
 
-// TestKillAndResume SIGKILLs the orchestrator during the load and again
-// during the run; resume must finish without repeating a finished stage,
-// without duplicating rows, and with the same report.
+// TestKillAndResume SIGKILLs the orchestrator once inside every stage of
+// the e2e plan in turn, resuming after each kill: the final resume must
+// finish with the right result, every stage must have been interrupted
+// (not done at its kill, and run again by the resume after it), and no
+// stage finished before a kill may run a step again.
+//
+// A kill is timed from steps.log, which gets a step's line before the
+// step is sent: the test polls it every few milliseconds and kills at the
+// first step of the stage, or a set time after it (into the load jobs,
+// the measured run, the rolling swap). What a kill there can catch: a
+// step not yet sent, or one in flight (its remote command may finish or
+// die with the connection; resume must cope with either); a detached job
+// left running (resume re-attaches by its name). What it cannot: a kill
+// between two writes of the state file, or at a chosen byte of a
+// transfer. A stage whose steps all finish before the kill lands (a
+// loaded machine) is not counted as interrupted: the state after the kill
+// shows it done, and the test runs it again (resume --from) and kills
+// again, failing after three such misses.
 func TestKillAndResume(t *testing.T) {
 	e := newE2E(t, "15s")
 	want := countByStage(sortedJournal(e.dryRunJournal()))
-	e.start("run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan)
-
-	st := e.waitFor("the import stage", 3*time.Minute, func(s *rundir.State) bool { return stageStatus(s, "import") == rundir.Running })
-	time.Sleep(4 * time.Second) // into the load jobs
-	finished1 := doneStages(st)
-	if err := e.proc.Process.Kill(); err != nil {
-		t.Fatal(err)
+	kills := []struct {
+		stage string
+		after time.Duration // after the stage's first step started
+	}{
+		{"install", 300 * time.Millisecond}, // uploads under way
+		{"start", 300 * time.Millisecond},   // initdb of the primary
+		{"init", 0},
+		{"configure", 0},
+		{"import", 3 * time.Second}, // into the load jobs
+		{"partition", 0},
+		{"swap", time.Second},    // a standby stopped or starting
+		{"run", 6 * time.Second}, // into the measured run
+		{"collect", 0},
+		{"merge", 0},
 	}
-	e.wait(time.Minute)
-	runDir := e.runDir()
-	atKill1 := e.journalCounts(runDir)
-
-	e.start("resume", "--start-lead", "2s", runDir)
-	st = e.waitFor("the run stage", 4*time.Minute, func(s *rundir.State) bool { return stageStatus(s, "run") == rundir.Running })
-	time.Sleep(6 * time.Second) // into the measured run
-	finished2 := doneStages(st)
-	if err := e.proc.Process.Kill(); err != nil {
-		t.Fatal(err)
+	type killed struct {
+		stage  string
+		done   []string       // stages done when it was killed
+		counts map[string]int // steps.log counts at the kill
 	}
-	e.wait(time.Minute)
-	atKill2 := e.journalCounts(runDir)
-
-	e.start("resume", "--start-lead", "2s", runDir)
+	var got []killed
+	args := []string{"run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan}
+	var journalAt int64
+	for _, k := range kills {
+		var st *rundir.State
+		for try := 1; ; try++ {
+			e.start(args...)
+			journalAt = e.killInStage(k.stage, journalAt, k.after)
+			var err error
+			if st, err = rundir.ReadState(filepath.Join(e.runDir(), "state.json")); err != nil {
+				t.Fatal(err)
+			}
+			if stageStatus(st, k.stage) != rundir.Done {
+				break
+			}
+			// A loaded machine let the stage finish before the kill
+			// landed: run it again (and the stages after it) and kill
+			// again.
+			if try == 3 {
+				t.Fatalf("the kill in stage %s came after it finished, %d times: the stage was not interrupted", k.stage, try)
+			}
+			t.Logf("the kill in stage %s came after it finished; running it again (resume --from %s)", k.stage, k.stage)
+			args = []string{"resume", "--from", k.stage, "--start-lead", "2s", e.runDir()}
+		}
+		got = append(got, killed{k.stage, doneStages(st), e.journalCounts(e.runDir())})
+		args = []string{"resume", "--start-lead", "2s", e.runDir()}
+	}
+	e.start(args...)
 	if code := e.wait(5 * time.Minute); code != 0 {
 		t.Fatalf("final resume exited %d", code)
 	}
+	runDir := e.runDir()
 	e.checkResult(runDir)
 
-	// A stage finished before a kill runs no step again after it; one
-	// never interrupted ran each of its steps exactly once.
-	got := e.journalCounts(runDir)
-	for _, stage := range finished1 {
-		if got[stage] != want[stage] {
-			t.Errorf("stage %s was done before the first kill, yet ran %d steps in all (the plan has %d)", stage, got[stage], want[stage])
+	final := e.journalCounts(runDir)
+	for i, k := range got {
+		if len(k.done) != i {
+			t.Errorf("kill %d (in %s): stages done %v, want the %d before it", i+1, k.stage, k.done, i)
+		}
+		for _, stage := range k.done {
+			if final[stage] != k.counts[stage] {
+				t.Errorf("stage %s was done before the kill in %s, yet ran %d more steps after it", stage, k.stage, final[stage]-k.counts[stage])
+			}
+		}
+		if final[k.stage] <= k.counts[k.stage] {
+			t.Errorf("stage %s, interrupted by a kill, ran no step again after it (%d steps at the kill, %d in all)", k.stage, k.counts[k.stage], final[k.stage])
+		}
+		if final[k.stage] < want[k.stage] {
+			t.Errorf("stage %s ran %d steps in all, fewer than the plan's %d", k.stage, final[k.stage], want[k.stage])
 		}
 	}
-	for _, stage := range finished2 {
-		if got[stage] != atKill2[stage] {
-			t.Errorf("stage %s was done before the second kill, yet ran %d more steps after it", stage, got[stage]-atKill2[stage])
+	out := e.outputLog(runDir)
+	t.Logf("stages, redials and re-attaches:\n%s", faultLines(out))
+	if !strings.Contains(stageOutput(out, "run"), "re-attaching to job run") && !strings.Contains(stageOutput(out, "run"), "already finished") {
+		t.Errorf("the resume after the kill in the run stage did not re-attach to the run jobs:\n%s", lastN(stageOutput(out, "run"), 30))
+	}
+}
+
+// killInStage waits until the running benchrig has started a step of
+// stage (its line in steps.log past offset from), waits after, SIGKILLs
+// it and waits for it to end. It returns steps.log's size then.
+func (e *e2e) killInStage(stage string, from int64, after time.Duration) int64 {
+	e.t.Helper()
+	prefix := []byte(stage + "\t")
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("no step of stage %s started", stage)
+		}
+		select {
+		case err := <-e.procDone:
+			e.t.Fatalf("benchrig exited (%v) before stage %s", err, stage)
+		case <-time.After(2 * time.Millisecond):
+		}
+		logs, _ := filepath.Glob(filepath.Join(e.runs, "e2e-*", rundir.StepsLog))
+		if len(logs) != 1 {
+			continue
+		}
+		data, err := os.ReadFile(logs[0])
+		if err != nil || int64(len(data)) <= from {
+			continue
+		}
+		lines := bytes.Split(data[from:], []byte("\n"))
+		started := false
+		for _, l := range lines {
+			started = started || bytes.HasPrefix(l, prefix)
+		}
+		if started {
+			break
 		}
 	}
-	if got["import"] <= atKill1["import"] {
-		t.Errorf("the import interrupted by the first kill was not resumed (%d steps before, %d after)", atKill1["import"], got["import"])
+	time.Sleep(after)
+	// An error is a process that already ended: the check of the stage's
+	// state after the kill says what it finished.
+	_ = e.proc.Process.Kill()
+	e.wait(time.Minute)
+	st, err := os.Stat(filepath.Join(e.runDir(), rundir.StepsLog))
+	if err != nil {
+		e.t.Fatal(err)
 	}
-	if len(finished1) < 4 || len(finished2) < 7 {
-		t.Errorf("kills came too early to test resume: done before kill 1 %v, before kill 2 %v", finished1, finished2)
-	}
-	if !strings.Contains(e.logs.String(), "re-attaching to job") && !strings.Contains(e.logs.String(), "already finished") {
-		t.Errorf("resume did not re-attach to a detached job")
-	}
+	return st.Size()
 }
 
 // TestSSHDKilledMidRun kills one workload host's sshd (and its sessions)
@@ -499,43 +585,62 @@ func TestSSHDKilledMidRun(t *testing.T) {
 	e.checkResult(e.runDir())
 }
 
-// TestBlackholeInRunStage black-holes one workload host's link for 12 s
-// in the middle of the measured run (keepalives at 1 s notice it within
-// seconds; the demo plan's 15 s run outlasts it): the run redials, says
-// so on the console and in status, re-attaches to the job by its name
-// and exits 0 with both workload hosts' histograms merged. (The same
-// fault with --reconnect-budget 0 ends the run with exit 10: see
-// TestSSHDKilledMidRun and the runner's tests for the failing side.)
+// TestBlackholeInRunStage is the demo plan with one workload host's link
+// black-holed for 60 s in the middle of the measured run (keepalives at
+// 1 s notice it within seconds): the 15 s job finishes while the host is
+// away. The run redials, says so on the console and in status, finds the
+// job finished by its name, shows the rest of its log (the lines written
+// while the host was away) and exits 0 with both workload hosts'
+// histograms merged. (The same fault with --reconnect-budget 0 ends the
+// run with exit 10: see TestSSHDKilledMidRun and the runner's tests for
+// the failing side.)
 func TestBlackholeInRunStage(t *testing.T) {
 	e := newE2E(t, "15s", planOpts{stages: "install, start, init, configure, import, run, collect, merge", ssh: "  keepalive: 1s\n", faults: true})
 	e.start("run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan)
 	e.waitFor("the run stage", 4*time.Minute, func(s *rundir.State) bool { return stageStatus(s, "run") == rundir.Running })
 	e.runningJob("load2")
-	time.Sleep(4 * time.Second) // into the measured window
+	time.Sleep(6 * time.Second) // past the start lead (2s) and the ramp (2s): inside the measured window
 	const load2 = 4
-	e.lab.Proxy(load2).Blackhole(12 * time.Second)
+	e.lab.Proxy(load2).Blackhole(60 * time.Second)
+	holed := time.Now()
 	e.waitFor("load2 reported unreachable", 20*time.Second, func(s *rundir.State) bool {
-		for _, st := range s.Stages {
-			for _, h := range st.Hosts {
-				if st.Name == "run" && h.Host == "load2" && h.Unreachable != nil {
-					return true
-				}
-			}
-		}
-		return false
+		h := hostState(s, "run", "load2")
+		return h != nil && h.Unreachable != nil
 	})
 	status, err := exec.Command(e.bin, "status", e.runDir()).CombinedOutput()
 	if err != nil || !strings.Contains(string(status), "host load2 unreachable since") || !strings.Contains(string(status), "budget left") {
 		t.Errorf("status during the outage: %v\n%s", err, status)
 	}
 	if code := e.wait(5 * time.Minute); code != 0 {
-		t.Fatalf("benchrig run exited %d with a host black-holed for 12s", code)
+		t.Fatalf("benchrig run exited %d with a host black-holed for 60s", code)
 	}
-	out := e.logs.String()
-	for _, want := range []string{"host load2 unreachable since", "host load2 reachable again after", "load2: re-attaching to job run"} {
+	t.Logf("the run ended %s after the black hole began", time.Since(holed).Round(time.Second))
+	out := stageOutput(e.outputLog(e.runDir()), "run")
+	t.Logf("redials and re-attaches:\n%s", faultLines(out))
+	for _, want := range []string{"host load2 unreachable since", "host load2 reachable again after", "load2: job run.", "already finished (exit 0)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the console lacks %q:\n%s", want, lastN(out, 40))
 		}
+	}
+	// The job's whole log reached the console, its last lines (written
+	// while the host was away) after the re-attach found it finished.
+	logs, _ := filepath.Glob(filepath.Join(e.home, e.prefix, "load2", "jobs", "run.*.log"))
+	if len(logs) != 1 {
+		t.Fatalf("load2's run job logs: %v", logs)
+	}
+	jobLog, err := os.ReadFile(logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(jobLog), "\n"), "\n")
+	finished := strings.Index(out, "already finished (exit 0)")
+	for _, l := range lines {
+		if !strings.Contains(out, "load2 | "+l+"\n") {
+			t.Errorf("the console lacks load2's job line %q", l)
+		}
+	}
+	if last := "load2 | " + lines[len(lines)-1] + "\n"; finished < 0 || !strings.Contains(out[finished:], last) {
+		t.Errorf("the job's last line %q was not shown after the re-attach found the job finished:\n%s", last, lastN(out, 40))
 	}
 	r := e.checkResult(e.runDir())
 	hosts := map[string]bool{}

@@ -28,7 +28,9 @@ func (f postgresFlavor) installNode(st *Stage, h plan.Host) {
 }
 
 // pgStartScript creates (initdb, or pg_basebackup from the primary for a
-// standby) and starts one node; it does nothing to a node already running.
+// standby) and starts one node; for a node already running it only waits
+// until the node accepts connections (a resumed run finds the node an
+// interrupted attempt started, perhaps not yet ready).
 // Every value is a positional parameter; conf values are written quoted.
 //
 // pg_ctl itself builds a command line for /bin/sh from -D, -l and the path
@@ -41,7 +43,16 @@ func (f postgresFlavor) installNode(st *Stage, h plan.Host) {
 const pgStartScript = `set -eu
 bin=$1 data=$2 dir=$3 addr=$4 port=$5 rack=$6 paddr=$7 pport=$8
 mkdir -p -- "$dir"
-if "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then echo "already running: $data"; exit 0; fi
+if "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+  # started by an interrupted attempt, perhaps not ready: wait as pg_ctl -w would
+  i=0
+  until "$bin/pg_isready" -q -h "$addr" -p "$port"; do
+    i=$((i+1))
+    if [ "$i" -ge 1200 ]; then echo "$data: running, but no connections accepted within 120s" >&2; exit 1; fi
+    sleep 0.1
+  done
+  echo "already running: $data"; exit 0
+fi
 if [ ! -f "$data/PG_VERSION" ]; then
   if [ -z "$paddr" ]; then
     "$bin/initdb" -D "$data" --auth=trust -E UTF8 --locale=C >"$dir/initdb.log"
@@ -108,14 +119,20 @@ func (f postgresFlavor) waitStandbys(st *Stage, timeout time.Duration) {
 		Cmd: f.psql(n, "postgres", fmt.Sprintf(standbysStreaming, len(f.p.Nodes)-1))})
 }
 
-// createDB creates the benchmark database unless it exists.
+// createDB creates the benchmark database unless it exists. A createdb
+// that fails because the database appeared meanwhile succeeded: an
+// interrupted attempt's createdb, still running when a resumed run looked,
+// made it (its commit is what the second one's unique key waited for).
 const createDB = `set -eu
 bin=$1 addr=$2 port=$3 db=$4
 # psql interpolates :'db' (quoted as a literal) in its input, not in -c.
-if [ "$(echo "SELECT 1 FROM pg_database WHERE datname = :'db'" | "$bin/psql" -X -tAq -v ON_ERROR_STOP=1 -h "$addr" -p "$port" -d postgres -v db="$db")" = 1 ]; then
-  echo "database $db exists"; exit 0
-fi
-"$bin/createdb" -h "$addr" -p "$port" -- "$db"`
+exists() {
+  [ "$(echo "SELECT 1 FROM pg_database WHERE datname = :'db'" | "$bin/psql" -X -tAq -v ON_ERROR_STOP=1 -h "$addr" -p "$port" -d postgres -v db="$db")" = 1 ]
+}
+if exists; then echo "database $db exists"; exit 0; fi
+"$bin/createdb" -h "$addr" -p "$port" -- "$db" && exit 0
+if exists; then echo "database $db exists (made meanwhile by an interrupted attempt)"; exit 0; fi
+exit 1`
 
 func (f postgresFlavor) init(st *Stage) {
 	n := f.primary()
