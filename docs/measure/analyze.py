@@ -23,7 +23,7 @@ def gt(f):
     errs=sum(int(x) for x in re.findall(r'\[Summary\] \w+_ERR - .*?Count: (\d+)',txt))
     return tpmc,(u+s)*1000/cnt,errs
 for lvl in ['RC','RR','SER']:
-    for r in ['1','2','3','4']:
+    for r in sorted({f.split('-')[3].split('.')[0] for f in os.listdir('.') if f.startswith('cmp-') and f.count('-')==3}, key=int):
         b='cmp-br-%s-%s'%(lvl,r); g='cmp-gt-%s-%s'%(lvl,r)
         line=lvl+' '+r
         if os.path.exists(b+'.json'):
