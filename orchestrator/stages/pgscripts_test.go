@@ -75,3 +75,51 @@ func TestCreateDBMadeMeanwhile(t *testing.T) {
 		})
 	}
 }
+
+// TestPGStartNoHalfMadeDataDirectory: an initdb that dies half-way (the
+// orchestrator killed during the start stage, TestKillAndResume) leaves
+// no data directory behind, so the next attempt runs initdb again instead
+// of starting a server on half a cluster ("pg_ctl: could not start
+// server"); the next attempt's directory is complete and the dead one's
+// leftovers are gone. The stand-in initdb writes PG_VERSION first, as the
+// real one does.
+func TestPGStartNoHalfMadeDataDirectory(t *testing.T) {
+	bin, dir := t.TempDir(), t.TempDir()
+	fail := filepath.Join(dir, "fail")
+	fake := map[string]string{
+		"pg_ctl":     `[ "$3" != status ]`, // not running; start succeeds
+		"pg_isready": `exit 1`,
+		"initdb": `mkdir -p "$2"; echo 15 >"$2/PG_VERSION"; touch "$2/pg_hba.conf"
+if [ -e "` + fail + `" ]; then kill -9 $$; fi
+touch "$2/complete"`,
+	}
+	for name, body := range fake {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := filepath.Join(dir, "pgdata")
+	f := postgresFlavor{&plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: data, Dir: dir}}}}
+	c := f.startCmd(f.p.Nodes[0], bin)
+	if err := os.WriteFile(fail, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(c.Args[0], c.Args[1:]...).CombinedOutput(); err == nil {
+		t.Fatalf("the start script succeeded though initdb was killed:\n%s", out)
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Fatalf("a killed initdb left %s: %v", data, err)
+	}
+	os.Remove(fail)
+	if out, err := exec.Command(c.Args[0], c.Args[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("second attempt: %v\n%s", err, out)
+	}
+	for _, f := range []string{"PG_VERSION", "complete", "benchrig.conf", OwnedMarker} {
+		if _, err := os.Stat(filepath.Join(data, f)); err != nil {
+			t.Errorf("the data directory lacks %s: %v", f, err)
+		}
+	}
+	if left, _ := filepath.Glob(data + ".partial.*"); len(left) != 0 {
+		t.Errorf("leftovers of the killed attempt: %v", left)
+	}
+}

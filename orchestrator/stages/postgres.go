@@ -54,14 +54,20 @@ if "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
   echo "already running: $data"; exit 0
 fi
 if [ ! -f "$data/PG_VERSION" ]; then
+  # Made under a name of this attempt's own and renamed into place: an
+  # attempt killed half-way (the orchestrator killed, the connection
+  # lost) leaves no half-made data directory for the next to start.
+  rm -rf -- "$data".partial.*
+  part=$data.partial.$$
   if [ -z "$paddr" ]; then
-    "$bin/initdb" -D "$data" --auth=trust -E UTF8 --locale=C >"$dir/initdb.log"
-    echo "benchrig: made by initdb" >"$data/` + OwnedMarker + `"
-    echo "host all,replication all 0.0.0.0/0 trust" >>"$data/pg_hba.conf"
-    echo "host all,replication all ::/0 trust" >>"$data/pg_hba.conf"
+    "$bin/initdb" -D "$part" --auth=trust -E UTF8 --locale=C >"$dir/initdb.log"
+    echo "benchrig: made by initdb" >"$part/` + OwnedMarker + `"
+    echo "host all,replication all 0.0.0.0/0 trust" >>"$part/pg_hba.conf"
+    echo "host all,replication all ::/0 trust" >>"$part/pg_hba.conf"
   else
-    "$bin/pg_basebackup" -h "$paddr" -p "$pport" -D "$data" -R -X stream -c fast
+    "$bin/pg_basebackup" -h "$paddr" -p "$pport" -D "$part" -R -X stream -c fast
   fi
+  mv -T -- "$part" "$data"
 fi
 {
   echo "# written by benchrig start"
