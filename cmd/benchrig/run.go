@@ -12,11 +12,11 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/plan"
 )
 
-// orchestratorFlags declares, on top of extra, the flags every command that
-// runs stages shares (SSH connection, --allow-setting: the tags of
-// orchestrator.Options), and returns what completes o once they are
-// parsed: --only, --allow-setting, the writers, the version and the
-// progress terminal.
+// orchestratorFlags declares, after extra, the flags every command that
+// runs stages shares: the SSH connection's (orchestrator.Connect's tags)
+// and --allow-setting (plan.Options'). It returns what completes o once
+// they are parsed: --only, --allow-setting, the writers, the version and
+// the progress terminal.
 func orchestratorFlags(o *orchestrator.Options, extra ...cli.Flag) ([]cli.Flag, func(*cli.Context, string) orchestrator.Options) {
 	var po plan.Options // --allow-setting
 	flags, apply := cliargs.Flags(o)
