@@ -3,7 +3,6 @@ package tpcc
 import (
 	"errors"
 	"io/fs"
-	"strings"
 
 	"github.com/benchrig/benchrig/internal/result"
 )
@@ -34,10 +33,7 @@ type Died struct {
 // DiedFileFor is the died record of a histogram file:
 // workload1.histogram.ndjson -> workload1.died.json.
 func DiedFileFor(histograms string) string {
-	if base, ok := strings.CutSuffix(histograms, ".histogram.ndjson"); ok {
-		return base + ".died.json"
-	}
-	return histograms + ".died.json"
+	return siblingOf(histograms, ".died.json")
 }
 
 // ReadDied reads the died record of a histogram file; nil, nil when there

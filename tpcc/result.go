@@ -153,19 +153,22 @@ type SeriesPoint struct {
 // stays: workload1.r2.histogram.ndjson -> workload1.r2.result.json);
 // another name gets ".result.json" appended.
 func ResultFileFor(histograms string) string {
+	return siblingOf(histograms, ".result.json")
+}
+
+// siblingOf names a file that belongs with a histogram file: its
+// ".histogram.ndjson" replaced by ext, or ext appended to another name.
+func siblingOf(histograms, ext string) string {
 	if base, ok := strings.CutSuffix(histograms, ".histogram.ndjson"); ok {
-		return base + ".result.json"
+		return base + ext
 	}
-	return histograms + ".result.json"
+	return histograms + ext
 }
 
 // TicksFileFor is the default per-tick metrics file (`tpcc run --ticks`) of
 // a histogram file: workload1.histogram.ndjson -> workload1.ticks.jsonl.
 func TicksFileFor(histograms string) string {
-	if base, ok := strings.CutSuffix(histograms, ".histogram.ndjson"); ok {
-		return base + ".ticks.jsonl"
-	}
-	return histograms + ".ticks.jsonl"
+	return siblingOf(histograms, ".ticks.jsonl")
 }
 
 // MergedFile is the name of a round's merged result (`tpcc merge --json`):
