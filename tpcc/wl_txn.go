@@ -145,6 +145,29 @@ func (t *wlTx) query(sql string, simple bool, args []any, each func(pgx.Rows) er
 	return rows.Err()
 }
 
+// middleByLastName runs stmt, which selects the customers of district
+// (wID, dID) named cLast ordered by first name, c_id first and the other
+// columns into dest (each row's in turn, as workload scans them), and
+// returns the middle row's c_id, rounded up (2.5.2.2, 2.6.2.2).
+func (t *wlTx) middleByLastName(stmt string, wID, dID int32, cLast string, dest ...any) (int32, error) {
+	var ids []int32
+	err := t.query(stmt, false, []any{wID, dID, cLast}, func(rows pgx.Rows) error {
+		var x int32
+		if err := rows.Scan(append([]any{&x}, dest...)...); err != nil {
+			return err
+		}
+		ids = append(ids, x)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, fmt.Errorf("no customer named %s in w %d d %d", cLast, wID, dID)
+	}
+	return ids[(len(ids)-1)/2], nil
+}
+
 // wlRetryable is what the profile retries: 40001 (and CockroachDB's old
 // CR000), as cockroach-go's ExecuteInTx; on PostgreSQL also a deadlock
 // (40P01), which CockroachDB never reports and which aborts a PostgreSQL
@@ -506,21 +529,10 @@ func (p *workloadProfile) payment(ctx context.Context, w *worker, db connPool, w
 		}
 		id := cID
 		if byName {
-			var ids []int32
-			if err := t.query(wlPaySelectByLast, false, []any{wID, dID, cLast}, func(rows pgx.Rows) error {
-				var x int32
-				if err := rows.Scan(&x); err != nil {
-					return err
-				}
-				ids = append(ids, x)
-				return nil
-			}); err != nil {
+			var err error
+			if id, err = t.middleByLastName(wlPaySelectByLast, wID, dID, cLast); err != nil {
 				return fmt.Errorf("select by last name: %w", err)
 			}
-			if len(ids) == 0 {
-				return fmt.Errorf("no customer named %s in w %d d %d", cLast, wID, dID)
-			}
-			id = ids[(len(ids)-1)/2] // 2.5.2.2: the middle row, rounded up
 		}
 		var first, middle, last, st1, st2, city, state, zip, phone, credit, data string
 		var since time.Time
@@ -569,21 +581,10 @@ func (p *workloadProfile) orderStatus(ctx context.Context, w *worker, db connPoo
 				return fmt.Errorf("select customer by id: %w", err)
 			}
 		} else {
-			var ids []int32
-			if err := t.query(wlOSSelectByLast, false, []any{wID, dID, cLast}, func(rows pgx.Rows) error {
-				var x int32
-				if err := rows.Scan(&x, &balance, &first, &middle); err != nil {
-					return err
-				}
-				ids = append(ids, x)
-				return nil
-			}); err != nil {
+			var err error
+			if id, err = t.middleByLastName(wlOSSelectByLast, wID, dID, cLast, &balance, &first, &middle); err != nil {
 				return fmt.Errorf("select customers by last name: %w", err)
 			}
-			if len(ids) == 0 {
-				return fmt.Errorf("no customer named %s in w %d d %d", cLast, wID, dID)
-			}
-			id = ids[(len(ids)-1)/2]
 		}
 		var oID int32
 		var entry time.Time
