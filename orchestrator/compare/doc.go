@@ -4,8 +4,8 @@
 // every run, its change against the first run and, when the runs have
 // repeats, whether the change is significant.
 //
-// Significance follows Go's benchstat: a two-sided Mann-Whitney U test
-// over the repeats (utest.go), at α = 0.05, "~" when the difference is not
+// Significance is Go's benchstat's own: golang.org/x/perf/benchmath's
+// two-sided Mann-Whitney U test over the repeats (utest.go), at α = 0.05, "~" when the difference is not
 // significant. The value shown for repeats is their median (as benchstat
 // v2), with ± the largest deviation of a repeat from it. Results are read
 // from each run's report.json (package report); the output is text,

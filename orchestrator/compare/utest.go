@@ -1,37 +1,42 @@
 package compare
 
 import (
-	"math"
 	"slices"
+
+	"github.com/aclements/go-moremath/stats"
+	"golang.org/x/perf/benchmath"
 )
 
 // The Mann-Whitney U test (H. B. Mann and D. R. Whitney, "On a test of
 // whether one of two random variables is stochastically larger than the
-// other", Annals of Mathematical Statistics 18(1), 1947), two-sided, as
-// Go's benchstat applies it to benchmark repeats (golang.org/x/perf,
-// internal/stats: MannWhitneyUTest):
+// other", Annals of Mathematical Statistics 18(1), 1947), two-sided, is
+// benchstat's own: golang.org/x/perf/benchmath's AssumeNothing, which
+// calls go-moremath's MannWhitneyUTest. compare therefore agrees with
+// benchstat by construction, ties included (utest_test.go feeds the same
+// samples to both). What that test does:
 //
 //   - ranks are mid-ranks (tied values share the mean of their ranks);
 //   - the p-value is exact, from the permutation distribution of U, while
-//     both samples have at most 50 values (25 when there are ties), the
-//     same limits as benchstat's MannWhitneyExactLimit and
-//     MannWhitneyTiesExactLimit;
-//   - beyond them it is the normal approximation with tie correction and
-//     continuity correction: mean n1·n2/2, variance
-//     n1·n2/12 · ((N+1) − Σ(t³−t)/(N(N−1))) over the tie groups t
-//     (Lehmann, Nonparametrics, 1975, §1.4).
+//     both samples have at most 50 values (25 when there are ties);
+//   - beyond them it is the normal approximation with tie and continuity
+//     corrections (Lehmann, Nonparametrics, 1975, §1.4);
+//   - two-sided, p is 2·CDF(min(U1, U2)), or 1 when U1 = U2. With ties
+//     the exact distribution is not symmetric, so this can depend on
+//     which sample is named first; compare always names the first run
+//     first, as benchstat names the old one first. With heavy ties
+//     2·CDF(min(U1, U2)) can exceed 1 (x = {0, 1, 3}, y = {0, 1, 1, 1,
+//     1, 2, 3}: 1.133); a probability cannot, and compare's schema says
+//     p ≤ 1, so such a p is reported as 1 (the verdict is the same: not
+//     significant).
+//   - With ties, when min(U1, U2) = U2 lies below every value U1 can take,
+//     go-moremath's tie distribution answers P(U1 ≤ U2) = 0: x = {3, 3,
+//     4}, y = {1, 2} gets p = 0, "significant", from 3+2 repeats that no
+//     exact test can call significant (2/C(5, 2) = 0.2 at best). No
+//     permutation test of n1+n2 values gives less than MinP(n1, n2), so
+//     an exact p below it is reported as MinP (here 0.2, the textbook
+//     value).
 //
-// The exact distribution under ties is computed by counting, for every
-// subset of n1 of the N mid-ranks, its rank sum (a subset-sum count over
-// doubled mid-ranks, which are integers): the distribution Klotz (1966)
-// tabulated and benchstat's UDist computes, by a simpler O(N·n1·ΣR) route
-// that is small at these limits (under 10⁷ steps).
-
-// Exact limits, as in benchstat.
-const (
-	exactLimit     = 50
-	tiesExactLimit = 25
-)
+// Every other p is benchmath's, bit for bit.
 
 // UTest is the outcome of a two-sided Mann-Whitney U test.
 type UTest struct {
@@ -43,132 +48,54 @@ type UTest struct {
 
 // MannWhitney tests whether x and y come from distributions with the same
 // location. ok is false when there is nothing to test: a sample is empty,
-// or every value of both samples is equal.
+// or every value of both samples is equal (benchmath then reports p = 1
+// with an error as a warning).
 func MannWhitney(x, y []float64) (UTest, bool) {
 	n1, n2 := len(x), len(y)
 	if n1 == 0 || n2 == 0 {
 		return UTest{}, false
 	}
-	type obs struct {
-		v     float64
-		first bool
-	}
-	all := make([]obs, 0, n1+n2)
-	for _, v := range x {
-		all = append(all, obs{v, true})
-	}
-	for _, v := range y {
-		all = append(all, obs{v, false})
-	}
-	slices.SortFunc(all, func(a, b obs) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
-		}
-		return 0
-	})
-	// rank2[i] is twice the mid-rank of all[i]; ties holds the size of
-	// every group of equal values.
-	N := n1 + n2
-	rank2 := make([]int, N)
-	var ties []int
-	r1x2 := 0 // twice the rank sum of x
-	for i := 0; i < N; {
-		j := i
-		for j < N && all[j].v == all[i].v {
-			j++
-		}
-		mid2 := (i + 1) + j // (first rank + last rank), ranks from 1
-		for k := i; k < j; k++ {
-			rank2[k] = mid2
-			if all[k].first {
-				r1x2 += mid2
-			}
-		}
-		ties = append(ties, j-i)
-		i = j
-	}
-	if len(ties) == 1 {
+	// benchmath.NewSample sorts in place: the callers' samples are the
+	// report's, in run order.
+	sx, sy := slices.Clone(x), slices.Clone(y)
+	slices.Sort(sx)
+	slices.Sort(sy)
+	if sx[0] == sx[n1-1] && sy[0] == sy[n2-1] && sx[0] == sy[0] {
 		return UTest{}, false
 	}
-	hasTies := len(ties) < N
-	u2x := r1x2 - n1*(n1+1) // 2·U1
-	t := UTest{N1: n1, N2: n2, U: float64(u2x) / 2}
-	if (!hasTies && n1 <= exactLimit && n2 <= exactLimit) || (hasTies && n1 <= tiesExactLimit && n2 <= tiesExactLimit) {
-		t.Exact = true
-		t.P = exactP(rank2, n1, n2, u2x)
-		return t, true
-	}
-	t.P = normalP(t.U, n1, n2, ties)
-	return t, true
-}
-
-// normalP is the two-sided p-value of U1 = u by the normal approximation
-// with tie and continuity corrections; ties lists the tie group sizes.
-func normalP(u float64, n1, n2 int, ties []int) float64 {
-	var tieSum float64
-	for _, g := range ties {
-		tieSum += float64(g*g*g - g)
-	}
-	N := float64(n1 + n2)
-	mean := float64(n1*n2) / 2
-	sd := math.Sqrt(float64(n1*n2) / 12 * ((N + 1) - tieSum/(N*(N-1))))
-	// Continuity correction: half a unit towards the mean.
-	z := math.Max(0, math.Abs(u-mean)-0.5) / sd
-	return math.Min(1, math.Erfc(z/math.Sqrt2)) // 2·(1 − Φ(z))
-}
-
-// exactP is the two-sided exact p-value of 2·U1 = u2x: twice the smaller
-// tail probability at the observed U (P(U ≤ u) or P(U ≥ u)), capped at 1;
-// exactly 1 when U1 = U2. Without ties this is benchstat's 2·CDF(min(U1,
-// U2)), the distribution being symmetric about n1·n2/2. With ties it is
-// not symmetric, and benchstat's CDF at min(U1, U2) then depends on which
-// sample is named first; the smaller tail at the observed U does not.
-func exactP(rank2 []int, n1, n2, u2x int) float64 {
-	if u2x == 2*n1*n2-u2x {
-		return 1
-	}
-	dist := rankSumCounts(rank2, n1)
-	// 2·U = 2·R1 − n1(n1+1): compare the rank sum with the observed one.
-	obs := u2x + n1*(n1+1)
-	var lo, hi, total float64
-	for s, c := range dist {
-		total += c
-		if s <= obs {
-			lo += c
+	c := benchmath.AssumeNothing.Compare(
+		benchmath.NewSample(sx, &benchmath.DefaultThresholds),
+		benchmath.NewSample(sy, &benchmath.DefaultThresholds))
+	t := UTest{N1: n1, N2: n2, P: min(c.P, 1)}
+	// U1 and whether there are ties, for the report and for Exact (which
+	// of go-moremath's two paths gave P).
+	ties := false
+	for i, a := range sx {
+		if i > 0 && a == sx[i-1] {
+			ties = true
 		}
-		if s >= obs {
-			hi += c
-		}
-	}
-	return math.Min(1, 2*math.Min(lo, hi)/total)
-}
-
-// rankSumCounts returns, for every value s, the number of n1-subsets of
-// the (doubled) ranks whose sum is s. Counts reach C(50, 25) ≈ 1.3·10¹⁴,
-// exact in a float64 (below 2⁵³).
-func rankSumCounts(rank2 []int, n1 int) []float64 {
-	maxSum := 0
-	for _, r := range rank2 {
-		maxSum += r
-	}
-	// ways[k][s]: subsets of size k of the ranks seen so far with sum s.
-	ways := make([][]float64, n1+1)
-	for k := range ways {
-		ways[k] = make([]float64, maxSum+1)
-	}
-	ways[0][0] = 1
-	seen := 0
-	for _, r := range rank2 {
-		seen += r
-		for k := min(n1, len(rank2)); k >= 1; k-- {
-			row, prev := ways[k], ways[k-1]
-			for s := seen; s >= r; s-- {
-				row[s] += prev[s-r]
+		for _, b := range sy {
+			switch {
+			case a > b:
+				t.U++
+			case a == b:
+				t.U += 0.5
+				ties = true
 			}
 		}
 	}
-	return ways[n1]
+	for i := 1; i < n2 && !ties; i++ {
+		ties = sy[i] == sy[i-1]
+	}
+	// go-moremath's own limits (50, or 25 with ties), which benchmath's
+	// Comparison does not report.
+	limit := stats.MannWhitneyExactLimit
+	if ties {
+		limit = stats.MannWhitneyTiesExactLimit
+	}
+	t.Exact = n1 <= limit && n2 <= limit
+	if t.Exact {
+		t.P = max(t.P, MinP(n1, n2))
+	}
+	return t, true
 }
