@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/golden"
-	om "github.com/benchrig/benchrig/internal/openmetrics"
+	"github.com/benchrig/benchrig/internal/openmetrics/omlint"
 	"github.com/benchrig/benchrig/orchestrator/compare"
 )
 
-// check applies the OpenMetrics text format rules (internal/openmetrics's
-// Lint) to what Write wrote.
+// check parses what Write wrote with the Prometheus project's OpenMetrics
+// parser (internal/openmetrics/omlint).
 func check(t *testing.T, text string) {
 	t.Helper()
-	for _, e := range om.Lint(text) {
+	for _, e := range omlint.Lint(text) {
 		t.Error(e)
 	}
 }
