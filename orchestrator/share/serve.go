@@ -42,6 +42,14 @@ func (s *Server) Run(ctx context.Context) error {
 	if s.For <= 0 || s.For > MaxFor {
 		return fmt.Errorf("serve-file: --for %s: from 1ns to %s", s.For, MaxFor)
 	}
+	// Listen first: a host that connects while the stream is made waits
+	// in the backlog instead of being refused (the fetch starts as soon
+	// as the detached job is).
+	ln, err := net.Listen("tcp", s.Listen)
+	if err != nil {
+		return fmt.Errorf("serve-file: %w", err)
+	}
+	defer ln.Close()
 	f, st, err := localfile.Open(s.File, localfile.MaxBinary)
 	if err != nil {
 		return fmt.Errorf("serve-file: %w", err)
@@ -50,10 +58,6 @@ func (s *Server) Run(ctx context.Context) error {
 	f.Close()
 	if err != nil {
 		return fmt.Errorf("serve-file: gzip %s: %w", s.File, err)
-	}
-	ln, err := net.Listen("tcp", s.Listen)
-	if err != nil {
-		return fmt.Errorf("serve-file: %w", err)
 	}
 	name := URLPath(s.File)
 	log := s.Log

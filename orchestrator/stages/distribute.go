@@ -36,7 +36,9 @@ import (
 // is taken, the parent stalls or dies mid-copy, curl is missing) is sent
 // the gzip stream from this machine instead, and the run says so: the
 // fetch is bounded (connect 5 s; under 64 KiB/s for 10 s, or 5 minutes
-// in all, gives up), so a dead peer costs a host at most that.
+// in all, gives up; only a refused connection is tried again, for up to
+// 10 s, since a server just started may not listen yet), so a frozen or
+// dead peer costs a host about 10 s, a slow one at most 5 minutes.
 // Everything is resumable: a fetch cut short continues where it stopped
 // (curl -C -, the server answers Range requests; every copy of the
 // stream is the same bytes, remote.GzipStream), and a host that has the
@@ -75,7 +77,14 @@ if [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status - 2>/dev/null; t
   echo "already installed: $dest"; rm -f -- "$gz"; exit 0
 fi
 if [ -n "$url" ]; then
-  curl -fsS --globoff --proto =http --connect-timeout 5 --speed-limit 65536 --speed-time 10 --max-time 300 -C - -o "$gz" -- "$url"
+  i=0
+  until curl -fsS --globoff --proto =http --connect-timeout 5 --speed-limit 65536 --speed-time 10 --max-time 300 \
+    -C - -o "$gz" -- "$url"; do
+    st=$?; i=$((i+1))
+    # 7: refused; the server, just started, may not listen yet.
+    if [ "$st" -ne 7 ] || [ "$i" -ge 10 ]; then exit "$st"; fi
+    sleep 1
+  done
 elif [ ! -f "$gz" ]; then
   echo "$gz: nothing uploaded yet" >&2; exit 3
 fi
