@@ -42,7 +42,7 @@ type Proxy struct {
 	// fromClient and toClient count the bytes forwarded each way: what
 	// the client (the orchestrator) sent over this link, and received.
 	fromClient, toClient int64
-	wg       sync.WaitGroup
+	wg                   sync.WaitGroup
 }
 
 type proxyConn struct {
