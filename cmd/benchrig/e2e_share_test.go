@@ -142,8 +142,8 @@ func (s *shareLab) checkInstalled(prefix string) {
 		if got := fileSum(s.t, f); got != want {
 			s.t.Errorf("%s: %s has sha256 %s, want %s", name, f, got, want)
 		}
-		if gz, _ := filepath.Glob(filepath.Join(s.home, prefix, name, ".benchrig.gz*")); len(gz) > 0 {
-			s.t.Errorf("%s: left behind %v", name, gz)
+		if _, err := os.Stat(filepath.Join(s.home, prefix, name, ".benchrig.gz.part")); err == nil {
+			s.t.Errorf("%s: left a partial stream behind", name)
 		}
 	}
 }

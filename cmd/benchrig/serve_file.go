@@ -23,7 +23,7 @@ func serveFileCommand() *cli.Command {
 			if a.Listen == "" {
 				return usage(errors.New("serve-file: --listen ADDR:PORT is required"))
 			}
-			s := share.Server{Listen: a.Listen, File: c.Args().First(), For: a.For, Log: c.App.Writer}
+			s := share.Server{Listen: a.Listen, File: c.Args().First(), Stream: a.Stream, For: a.For, Log: c.App.Writer}
 			return s.Run(c.Context)
 		})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"path"
@@ -24,8 +25,15 @@ type Server struct {
 	// Listen is "addr:port", the host's plan address: the one the other
 	// hosts reach it by.
 	Listen string
-	// File is the file served; its gzip stream is made once, at start.
+	// File is the file whose gzip stream is served.
 	File string
+	// Stream, if it exists, is File's gzip stream as this host received
+	// it (checked by the fetch that kept it), served byte for byte: no
+	// compressing on a host that may be one of several starting at once,
+	// and the same bytes as every other copy, so a fetch cut short can
+	// resume from any server. Else the stream is made from File
+	// (remote.GzipStream) once, at start.
+	Stream string
 	// For is how long it serves before it exits by itself (at most MaxFor).
 	For time.Duration
 	// Log gets a line when serving starts and one per request.
@@ -50,21 +58,16 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("serve-file: %w", err)
 	}
 	defer ln.Close()
-	f, st, err := localfile.Open(s.File, localfile.MaxBinary)
+	gz, from, err := s.stream()
 	if err != nil {
 		return fmt.Errorf("serve-file: %w", err)
-	}
-	gz, err := remote.GzipStream(io.LimitReader(f, localfile.MaxBinary))
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("serve-file: gzip %s: %w", s.File, err)
 	}
 	name := URLPath(s.File)
 	log := s.Log
 	if log == nil {
 		log = io.Discard
 	}
-	fmt.Fprintf(log, "serving %s (%d bytes, gzip %d bytes) as http://%s%s for %s\n", s.File, st.Size(), len(gz), ln.Addr(), name, s.For)
+	fmt.Fprintf(log, "serving %s's gzip stream (%d bytes, %s) as http://%s%s for %s\n", s.File, len(gz), from, ln.Addr(), name, s.For)
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != name || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
@@ -93,5 +96,35 @@ func (s *Server) Run(ctx context.Context) error {
 // Args are `benchrig serve-file`'s flags.
 type Args struct {
 	Listen string        `flag:"listen" usage:"serve on ADDR:PORT (this host's plan address)" arg:"ADDR:PORT"`
+	Stream string        `flag:"stream" usage:"serve GZ, FILE's gzip stream as this host received it, when it exists" arg:"GZ"`
 	For    time.Duration `flag:"for" usage:"exit after this long"`
+}
+
+// stream is File's gzip stream: Stream's bytes when that file exists,
+// else made from File; from says which.
+func (s *Server) stream() (gz []byte, from string, err error) {
+	if s.Stream != "" {
+		f, st, err := localfile.Open(s.Stream, localfile.MaxBinary)
+		if err == nil {
+			defer f.Close()
+			gz, err = io.ReadAll(io.LimitReader(f, st.Size()))
+			if err != nil {
+				return nil, "", err
+			}
+			return gz, "kept in " + s.Stream, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, "", err
+		}
+	}
+	f, _, err := localfile.Open(s.File, localfile.MaxBinary)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	gz, err = remote.GzipStream(io.LimitReader(f, localfile.MaxBinary))
+	if err != nil {
+		return nil, "", fmt.Errorf("gzip %s: %w", s.File, err)
+	}
+	return gz, "made from " + s.File, nil
 }

@@ -60,43 +60,48 @@ const fetchTimeout = 6 * time.Minute
 // shareJob is the detached job name of a host's server.
 const shareJob = "share-benchrig"
 
-// fetchScript installs the gzip stream $1 as the binary $4 if it unpacks
-// to sha256 $3, fetching it first from the URL $2 when one is given
-// (resuming a partial copy left by an earlier attempt). Without a URL the
-// stream must be there already (uploaded by the orchestrator). A host
-// that has $4 with the digest does nothing. A stream that does not unpack
-// to the digest is removed (a resume must not continue it) and the step
-// fails, so the orchestrator sends the stream itself. curl gets the URL
-// after "--" with --globoff and --proto =http: it is built from the
-// plan's addr and port (net.JoinHostPort, so an IPv6 address is
-// bracketed, not a glob). gzip reads the stream on its standard input,
-// so no file name is an option to it.
+// fetchScript installs the gzip stream $1.part as the binary $4 if it
+// unpacks to sha256 $3, fetching it first from the URL $2 when one is
+// given (resuming a partial copy an earlier attempt left). Without a URL
+// the stream must be there already (uploaded by the orchestrator). The
+// stream that unpacked is kept as $1, for this host's `benchrig
+// serve-file` to hand on byte for byte. A host that has $4 with the
+// digest does nothing (but drops a kept stream that is not its). A
+// stream that does not unpack to the digest is removed (a resume must
+// not continue it) and the step fails, so the orchestrator sends the
+// stream itself. curl gets the URL after "--" with --globoff and
+// --proto =http: it is built from the plan's addr and port
+// (net.JoinHostPort, so an IPv6 address is bracketed, not a glob). gzip
+// reads the stream on its standard input, so no file name is an option
+// to it.
 const fetchScript = `set -eu
 gz=$1 url=$2 sum=$3 dest=$4
+part="$gz.part"
 if [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status - 2>/dev/null; then
-  echo "already installed: $dest"; rm -f -- "$gz"; exit 0
+  if [ -f "$gz" ] && [ "$(gzip -dc <"$gz" | sha256sum)" != "$sum  -" ]; then rm -f -- "$gz"; fi
+  echo "already installed: $dest"; exit 0
 fi
 if [ -n "$url" ]; then
   i=0
   until curl -fsS --globoff --proto =http --connect-timeout 5 --speed-limit 65536 --speed-time 10 --max-time 300 \
-    -C - -o "$gz" -- "$url"; do
+    -C - -o "$part" -- "$url"; do
     st=$?; i=$((i+1))
     # 7: refused; the server, just started, may not listen yet.
     if [ "$st" -ne 7 ] || [ "$i" -ge 10 ]; then exit "$st"; fi
     sleep 1
   done
-elif [ ! -f "$gz" ]; then
-  echo "$gz: nothing uploaded yet" >&2; exit 3
+elif [ ! -f "$part" ]; then
+  echo "$part: nothing uploaded yet" >&2; exit 3
 fi
 tmp="$dest.unpack.$$"
 trap 'rm -f -- "$tmp"' EXIT
-if ! gzip -dc <"$gz" >"$tmp" || ! echo "$sum  $tmp" | sha256sum -c --status -; then
-  rm -f -- "$gz"
-  echo "$gz does not unpack to sha256 $sum (removed)" >&2; exit 4
+if ! gzip -dc <"$part" >"$tmp" || ! echo "$sum  $tmp" | sha256sum -c --status -; then
+  rm -f -- "$part"
+  echo "$part does not unpack to sha256 $sum (removed)" >&2; exit 4
 fi
 chmod 755 -- "$tmp"
 mv -f -- "$tmp" "$dest"
-rm -f -- "$gz"
+mv -f -- "$part" "$gz"
 echo "installed $dest"`
 
 // gzPath is where a host keeps the gzip stream of dest while it arrives.
@@ -121,9 +126,9 @@ func (s Step) UnpackCmd() remote.Cmd {
 }
 
 // Upload is a Fetch step's direct upload: the gzip stream of the local
-// file, from this machine.
+// file, from this machine, where a fetch would have put it.
 func (s Step) Upload() remote.Transfer {
-	return remote.Transfer{Local: s.Transfer.Local, Remote: gzPath(s.Transfer.Remote), Mode: 0o644, SHA256: s.Transfer.SHA256, Gzip: true}
+	return remote.Transfer{Local: s.Transfer.Local, Remote: gzPath(s.Transfer.Remote) + ".part", Mode: 0o644, SHA256: s.Transfer.SHA256, Gzip: true}
 }
 
 // shareBinary adds the steps that put b at dir/benchrig on every host of
@@ -188,7 +193,7 @@ func (c *compiler) shareBinary(st *Stage, hosts []plan.Host, b plan.Binary) {
 					JobName: shareJob, JobDir: h.Dir + "/jobs",
 					Cmd: remote.Cmd{Dir: h.Dir, Args: []string{"./benchrig", "serve-file",
 						"--listen", net.JoinHostPort(h.Addr, strconv.Itoa(serverPort(h))),
-						"--for", plan.Duration(shareFor).String(), "benchrig"}}})
+						"--for", plan.Duration(shareFor).String(), "--stream", path.Base(gzPath("benchrig")), "benchrig"}}})
 			}
 		}
 	}
