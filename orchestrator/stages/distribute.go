@@ -37,8 +37,8 @@ import (
 // the gzip stream from this machine instead, and the run says so: the
 // fetch is bounded (connect 5 s; under 64 KiB/s for 10 s, or 5 minutes
 // in all, gives up; only a refused connection is tried again, for up to
-// 10 s, since a server just started may not listen yet), so a frozen or
-// dead peer costs a host about 10 s, a slow one at most 5 minutes.
+// 30 s, since a server just started may not listen yet), so a
+// dead peer costs a host at most 30 s, a frozen one 10 s, a slow one 5 minutes.
 // Everything is resumable: a fetch cut short continues where it stopped
 // (curl -C -, the server answers Range requests; every copy of the
 // stream is the same bytes, remote.GzipStream), and a host that has the
@@ -87,7 +87,7 @@ if [ -n "$url" ]; then
     -C - -o "$part" -- "$url"; do
     st=$?; i=$((i+1))
     # 7: refused; the server, just started, may not listen yet.
-    if [ "$st" -ne 7 ] || [ "$i" -ge 10 ]; then exit "$st"; fi
+    if [ "$st" -ne 7 ] || [ "$i" -ge 30 ]; then exit "$st"; fi
     sleep 1
   done
 elif [ ! -f "$part" ]; then
