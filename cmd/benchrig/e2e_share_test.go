@@ -28,7 +28,7 @@ import (
 // cross the orchestrator's links about once (gzip: about half its size),
 // not N times; every host must end with the right bytes.
 
-// shareLab is a lab of n hosts (n-2 nodes, 2 workload hosts) and a plan
+// shareLab is a lab of n hosts (n-w nodes, w workload hosts) and a plan
 // for it; prefix names the hosts' work directories.
 type shareLab struct {
 	t     *testing.T
@@ -39,9 +39,11 @@ type shareLab struct {
 	port  int // binaries.share_port
 	runs  string
 	pgbin string
+	work  int    // workload hosts
+	bench string // the plan's benchmark: tpcc (every host runs benchrig) or crud (only the workload hosts)
 }
 
-func newShareLab(t *testing.T, n int) *shareLab {
+func newShareLab(t *testing.T, n, work int, bench string) *shareLab {
 	if testing.Short() {
 		t.Skip("end-to-end test (-short)")
 	}
@@ -50,12 +52,14 @@ func newShareLab(t *testing.T, n int) *shareLab {
 		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
 	}
 	sort.Strings(pgbins)
-	s := &shareLab{t: t, bin: benchrigBinary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), runs: filepath.Join(t.TempDir(), "runs")}
+	s := &shareLab{t: t, bin: benchrigBinary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), runs: filepath.Join(t.TempDir(), "runs"), work: work, bench: bench}
 	s.lab = sshtest.StartT(t, n, sshtest.WithProxies(), sshtest.WithMaxStartups("100:30:200"))
-	for i := 1; i <= n-2; i++ {
+	for i := 1; i <= n-work; i++ {
 		s.names = append(s.names, fmt.Sprintf("db%d", i))
 	}
-	s.names = append(s.names, "load1", "load2")
+	for i := 1; i <= work; i++ {
+		s.names = append(s.names, fmt.Sprintf("load%d", i))
+	}
 	if err := s.lab.WriteSSHConfig(filepath.Join(s.lab.Dir(), "ssh_config"), "lab-", s.names); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +69,7 @@ func newShareLab(t *testing.T, n int) *shareLab {
 	}
 	s.home = home
 	var addrs []string
-	for i := 0; i < n-2; i++ {
+	for i := 0; i < n-work; i++ {
 		addrs = append(addrs, fmt.Sprintf("127.0.0.%d", i+2))
 	}
 	s.port = freePort(t, addrs...)
@@ -74,10 +78,11 @@ func newShareLab(t *testing.T, n int) *shareLab {
 
 // plan writes a plan whose hosts work under prefix.
 func (s *shareLab) plan(prefix string) string {
-	nodes := len(s.names) - 2
+	nodes := len(s.names) - s.work
 	p := fmt.Sprintf(`version: 1
 name: e2e
 flavor: postgres
+benchmark: %s
 ssh:
   config: %s
   known_hosts: %s
@@ -89,17 +94,17 @@ nodes:
     sql_port: 25432
     dir: %s/db[1-%d]
 workload:
-  - name: load[1-2]
-    ssh: lab-load[1-2]
-    dir: %s/load[1-2]
+  - name: load[1-%d]
+    ssh: lab-load[1-%d]
+    dir: %s/load[1-%d]
 binaries:
   database: {host: %s}
   share_port: %d
 tpcc:
   warehouses: 1
   duration: 10s
-stages: [install, start, init, import, run, collect, merge]
-`, filepath.Join(s.lab.Dir(), "ssh_config"), s.lab.KnownHostsPath(), nodes, nodes, nodes+1, prefix, nodes, prefix, s.pgbin, s.port)
+stages: [install, start, init, run, collect, merge]
+`, s.bench, filepath.Join(s.lab.Dir(), "ssh_config"), s.lab.KnownHostsPath(), nodes, nodes, nodes+1, prefix, nodes, s.work, s.work, prefix, s.work, s.pgbin, s.port)
 	file := filepath.Join(s.t.TempDir(), "plan.yaml")
 	if err := os.WriteFile(file, []byte(p), 0o644); err != nil {
 		s.t.Fatal(err)
@@ -137,7 +142,12 @@ func (s *shareLab) install(plan string) (int64, string) {
 // checkInstalled verifies every host's binary is the orchestrator's.
 func (s *shareLab) checkInstalled(prefix string) {
 	want := fileSum(s.t, s.bin)
-	for _, name := range s.names {
+	names := s.names
+	if s.bench == "crud" {
+		// The workload hosts, and the first node as their relay.
+		names = append([]string{s.names[0]}, s.names[len(s.names)-s.work:]...)
+	}
+	for _, name := range names {
 		f := filepath.Join(s.home, prefix, name, "benchrig")
 		if got := fileSum(s.t, f); got != want {
 			s.t.Errorf("%s: %s has sha256 %s, want %s", name, f, got, want)
@@ -152,18 +162,23 @@ func (s *shareLab) checkInstalled(prefix string) {
 // than one binary's size in all (the gzip stream once, and the commands);
 // every host has the binary; a second install sends almost nothing.
 func TestInstallSendsBinaryOnce(t *testing.T) {
-	n := 7
+	n, work, bench := 7, 2, "tpcc"
 	if v := os.Getenv("BENCHRIG_SHARE_HOSTS"); v != "" {
-		// docs/measure/uplink.sh: the figure at the recipe's 86 hosts.
+		// docs/measure/uplink.sh: the figure at the recipe's 86 hosts,
+		// with BENCHRIG_SHARE_CRUD=1 the rehearsal's shape (5 workload
+		// hosts, crud: only they run benchrig, the first node relays).
 		n, _ = strconv.Atoi(v)
+		if os.Getenv("BENCHRIG_SHARE_CRUD") != "" {
+			work, bench = 5, "crud"
+		}
 	}
-	s := newShareLab(t, n)
+	s := newShareLab(t, n, work, bench)
 	prefix := fmt.Sprintf("benchrig-share-%d", time.Now().UnixNano()%1e9)
 	plan := s.plan(prefix)
 	size := fileSize(t, s.bin)
 	sent, out := s.install(plan)
 	s.checkInstalled(prefix)
-	t.Logf("UPLINK hosts=%d binary=%d sent=%d ratio=%.3f direct=%d", n, size, sent, float64(sent)/float64(size), int64(n)*size)
+	t.Logf("UPLINK hosts=%d workload=%d benchmark=%s binary=%d sent=%d ratio=%.3f direct=%d", n, work, bench, size, sent, float64(sent)/float64(size), int64(n)*size)
 	if strings.Contains(out, "could not fetch") {
 		t.Errorf("a host fell back to a direct upload:\n%s", grepLines(out, "could not fetch"))
 	}
@@ -185,7 +200,7 @@ func TestInstallSendsBinaryOnce(t *testing.T) {
 // mid-copy). The other hosts give up on it within the fetch's bound,
 // say so, and are sent the binary directly; the stage succeeds.
 func TestInstallPeerStalls(t *testing.T) {
-	s := newShareLab(t, 4)
+	s := newShareLab(t, 4, 2, "tpcc")
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.2", strconv.Itoa(s.port)))
 	if err != nil {
 		t.Fatal(err)
