@@ -10,7 +10,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/stages"
 )
 
-// PinUploads gives every upload step without a sha256 the digest of its
+// PinUploads gives every upload (and fetch) step without a sha256 the digest of its
 // local file, read now as a bounded, regular, executable file
 // (internal/localfile): the dry-run then shows which bytes would be
 // shipped to the hosts, the run state records them, and the upload itself
@@ -22,7 +22,7 @@ func PinUploads(list []stages.Stage) error {
 	for i := range list {
 		for j := range list[i].Steps {
 			s := &list[i].Steps[j]
-			if s.Kind != stages.Put || s.Transfer.SHA256 != "" {
+			if (s.Kind != stages.Put && s.Kind != stages.Fetch) || s.Transfer.SHA256 != "" {
 				continue
 			}
 			sum, ok := sums[s.Transfer.Local]

@@ -137,6 +137,11 @@ func (l *Local) Put(ctx context.Context, host string, t Transfer) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if t.Gzip {
+		// Only plan hosts are sent a gzip stream (the install's
+		// distribution); this machine never is.
+		return fmt.Errorf("host %s: put %s: a gzip put is made only over SSH", host, t)
+	}
 	if err := copyLocal(t.Local, t.Remote, t.Mode, t.SHA256); err != nil {
 		return fmt.Errorf("host %s: put %s: %w", host, t, err)
 	}

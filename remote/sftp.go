@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -186,7 +187,8 @@ func (s *SSH) bar(name string, size int64) *mpb.Bar {
 // (t.Mode, else the local file's) and renamed over the target, so readers
 // never see a partial file and a failed upload leaves the old one. If
 // t.SHA256 is set the local file must have it. Missing parent
-// directories are created.
+// directories are created. With t.Gzip what is sent, checked and renamed
+// into place is the local file's gzip stream (localGzip).
 func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 	op := "put " + t.String()
 	// Opened without blocking: a FIFO (or a device) is refused, not
@@ -215,6 +217,30 @@ func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 		}
 		localSum <- sumResult{sum, err}
 	}()
+	// What is sent: the file, or its gzip stream. sentSum is the digest
+	// the host's copy must have.
+	var data io.Reader = lf
+	size := st.Size()
+	sentSum := func() sumResult {
+		ls := <-localSum
+		localSum <- ls
+		return ls
+	}
+	if t.Gzip {
+		gz, gzSum, err := s.localGzip(t.Local, st)
+		if err != nil {
+			return fmt.Errorf("host %s: %s: %w", host, op, err)
+		}
+		data, size = bytes.NewReader(gz), int64(len(gz))
+		sentSum = func() sumResult {
+			ls := <-localSum
+			localSum <- ls
+			if ls.err != nil {
+				return ls
+			}
+			return sumResult{gzSum, nil}
+		}
+	}
 
 	sc, closeSFTP, release, err := s.sftpClient(ctx, host)
 	if err != nil {
@@ -222,10 +248,9 @@ func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 	}
 	defer release()
 	defer closeSFTP()
-	if rst, err := sc.Stat(t.Remote); err == nil && rst.Mode().IsRegular() && rst.Size() == st.Size() {
+	if rst, err := sc.Stat(t.Remote); err == nil && rst.Mode().IsRegular() && rst.Size() == size {
 		rsum, rerr := s.remoteSHA256(ctx, host, t.Remote)
-		ls := <-localSum
-		localSum <- ls
+		ls := sentSum()
 		if ls.err != nil {
 			return fmt.Errorf("host %s: %s: %w", host, op, ls.err)
 		}
@@ -248,10 +273,10 @@ func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 	if err != nil {
 		return sftpErr(ctx, host, op+": create "+tmp, err)
 	}
-	var r io.Reader = lf
-	bar := s.bar(host+" "+path.Base(t.Remote), st.Size())
+	r := data
+	bar := s.bar(host+" "+path.Base(t.Remote), size)
 	if bar != nil {
-		pr, err := bar.ProxyReader(lf)
+		pr, err := bar.ProxyReader(data)
 		if err == nil {
 			r = pr
 		}
@@ -268,7 +293,7 @@ func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 		return sftpErr(ctx, host, op+": write "+tmp, err)
 	}
 	closeSFTP()
-	ls := <-localSum
+	ls := sentSum()
 	if ls.err != nil {
 		s.quietRemove(ctx, host, tmp)
 		return fmt.Errorf("host %s: %s: %w", host, op, ls.err)

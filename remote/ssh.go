@@ -158,7 +158,8 @@ type SSH struct {
 	conns    map[string]*hostConn // by endpoint key
 	rng      *rand.Rand
 	progress *mpb.Progress
-	sums     map[sumKey]*sumEntry // local file hashes, see localSHA256
+	sums     map[sumKey]*sumEntry  // local file hashes, see localSHA256
+	gzips    map[sumKey]*gzipEntry // local files' gzip streams, see localGzip
 	closed   bool
 }
 

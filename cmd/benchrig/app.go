@@ -56,6 +56,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			checkResultCommand(),
 			exportCommand(),
 			hoststatCommand(),
+			serveFileCommand(),
 			teardownCommand(),
 			completionCommand(),
 			manCommand(),

@@ -42,6 +42,9 @@ func Normalize(p *Plan) *Plan {
 	n.Workload = expandHosts(discard, n, n.WorkGroups, "workload", false)
 
 	b := &n.Binaries
+	if b.SharePort == 0 {
+		b.SharePort = DefaultSharePort
+	}
 	if n.Flavor == Cockroach && b.InstallPath == "" {
 		b.InstallPath = "/usr/local/bin/cockroach"
 	}

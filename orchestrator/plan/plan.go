@@ -132,7 +132,18 @@ type Binaries struct {
 	Workload *Binary `yaml:"workload"`
 	// InstallPath is where the database binary goes on nodes.
 	InstallPath string `yaml:"install_path"`
+	// SharePort is the TCP port on which, in the install stage, a node
+	// that has the benchrig binary serves it to the other hosts (`benchrig
+	// serve-file` on its addr), so that it crosses the operator's link
+	// once; default DefaultSharePort; -1 sends it to every host from
+	// this machine instead.
+	SharePort int `yaml:"share_port"`
 }
+
+// DefaultSharePort is binaries.share_port's default: below Linux's
+// ephemeral range (32768-60999), clear of PostgreSQL's 5432 and
+// CockroachDB's 26257/8080.
+const DefaultSharePort = 29876
 
 // Binary is a file to put on hosts: a local path, a URL the host
 // downloads, or (postgres) a path that already exists on the hosts.

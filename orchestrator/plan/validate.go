@@ -316,6 +316,10 @@ func validateBinaries(ps *problems, p *Plan) {
 	if b.Driver != nil {
 		checkBinary(ps, p, b.Driver, "binaries.driver", false)
 	}
+	if b.SharePort != -1 && b.SharePort != 0 {
+		// 0 is Normalize's to fill; -1 turns sharing off.
+		checkRange(ps, p.nodeOr(&b.SharePort), "binaries.share_port (-1: off)", b.SharePort, 1, 65535)
+	}
 }
 
 func checkBinary(ps *problems, p *Plan, b *Binary, where string, hostOK bool) {

@@ -395,6 +395,8 @@ func (r *Runner) runStep(ctx context.Context, ev Event, s stages.Step) (remote.R
 		return r.wait(ctx, ev, s) // re-attaches poll by poll
 	case stages.Job:
 		return r.job(ctx, ev, s)
+	case stages.Fetch:
+		return r.fetch(ctx, ev, s)
 	}
 	var res remote.Result
 	err := r.retrying(ctx, ev, s, func(ctx context.Context) error {
@@ -413,6 +415,38 @@ func (r *Runner) runStep(ctx context.Context, ev Event, s stages.Step) (remote.R
 		default:
 			res, err = r.Exec.Run(ctx, s.Host, s.Cmd)
 		}
+		return err
+	})
+	return res, err
+}
+
+// fetch runs a Fetch step: the host fetches the binary from its Source
+// (or unpacks a stream an earlier attempt uploaded); when that fails for
+// any reason but the host's own connection, the runner says so, uploads
+// the gzip stream from this machine and has the host unpack it.
+func (r *Runner) fetch(ctx context.Context, ev Event, s stages.Step) (remote.Result, error) {
+	var res remote.Result
+	err := r.retrying(ctx, ev, s, func(ctx context.Context) error {
+		var err error
+		res, err = r.Exec.Run(ctx, s.Host, s.FetchCmd())
+		if err == nil || transient(err) || ctx.Err() != nil {
+			return err
+		}
+		if s.Source != "" {
+			var exit *remote.ExitError
+			why := err.Error()
+			if errors.As(err, &exit) {
+				why = strings.TrimSpace(exit.StderrTail)
+				if why == "" {
+					why = fmt.Sprintf("exit status %d", exit.Code)
+				}
+			}
+			r.say(s.Host, fmt.Sprintf("could not fetch %s from %s (%s); sending it from this machine", s.Transfer.Remote, s.Source, why))
+		}
+		if err := r.Exec.Put(ctx, s.Host, s.Upload()); err != nil {
+			return err
+		}
+		res, err = r.Exec.Run(ctx, s.Host, s.UnpackCmd())
 		return err
 	})
 	return res, err

@@ -173,7 +173,9 @@ type compiler struct {
 // workload host, creating the work directories (and cockroach stores)
 // first, each marked as benchrig's (mkdirOwnedScript); the nodes get the
 // benchrig binary too when the run samples them (benchrig hoststat).
+// The benchrig binary crosses the operator's link once (shareBinary).
 func (c *compiler) install(st *Stage) {
+	var driven []plan.Host // hosts that get the benchrig binary, nodes first
 	for _, h := range c.p.Nodes {
 		dirs := []string{h.Dir}
 		what := "create work directory"
@@ -187,17 +189,22 @@ func (c *compiler) install(st *Stage) {
 		c.f.installNode(st, h)
 		if c.samplesHosts() {
 			// The host sampler of the run stage (benchrig hoststat).
-			st.add(installBinary(h, c.driver(), h.Dir+"/benchrig", false)...)
+			driven = append(driven, h)
 		}
 	}
 	for _, h := range c.p.Workload {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory", Idempotent: true,
 			Cmd: remote.Cmd{Args: mkdirOwned(c.p, h.Dir)}})
-		st.add(installBinary(h, c.driver(), h.Dir+"/benchrig", false)...)
 		if c.p.TPCC.Driver == plan.DriverWorkload {
 			c.workloadInstall(st, h)
 		}
 	}
+	if len(driven) == 0 && len(c.p.Workload) > 1 && len(c.p.Nodes) > 0 && c.p.Binaries.SharePort > 0 && c.driver().URL == "" {
+		// No node runs benchrig, but the first relays it to the
+		// workload hosts: one copy over the operator's link, not one each.
+		driven = append(driven, c.p.Nodes[0])
+	}
+	c.shareBinary(st, append(driven, c.p.Workload...), c.driver())
 }
 
 // samplesHosts says whether the run stage samples every host (see

@@ -20,6 +20,7 @@ var scriptNames = map[string]string{
 	pidStopScript:    "pid-stop",
 	mkdirOwnedScript: "mkdir-owned",
 	wipeScript:       "wipe",
+	fetchScript:      "share-fetch",
 }
 
 // abbreviated returns c with every known script replaced by a short

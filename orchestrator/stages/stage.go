@@ -64,6 +64,13 @@ const (
 	// Local runs Cmd on this machine (merging results), in the run
 	// directory; Args[0] "benchrig" is this executable.
 	Local
+	// Fetch puts the binary Transfer.Local at Transfer.Remote without
+	// sending it from this machine when it can: the host runs FetchCmd,
+	// which fetches its gzip stream from Source's server at URL, unpacks
+	// it and checks Transfer.SHA256. When that fails (or there is no
+	// Source) the runner uploads the stream (Upload) and runs UnpackCmd
+	// (distribute.go).
+	Fetch
 )
 
 // JobMode is what a Job step does.
@@ -79,7 +86,7 @@ const (
 	JobStop
 )
 
-var kindNames = [...]string{"exec", "put", "get", "wait", "job", "local"}
+var kindNames = [...]string{"exec", "put", "get", "wait", "job", "local", "fetch"}
 
 func (k StepKind) String() string { return kindNames[k] }
 
@@ -134,6 +141,10 @@ type Step struct {
 	// back; one not marked stops the run with resume advice. Wait, Put,
 	// Get and Job steps are safe by their kind (SafeToRepeat).
 	Idempotent bool
+	// Fetch steps: the plan host the binary is fetched from ("": none,
+	// it is sent from this machine) and its URL there.
+	Source string
+	URL    string
 	// Shows is what the command will do where the command line does not
 	// say it (the SQL a `benchrig tpcc import` issues, an estimate),
 	// computed at compile time from the same pure functions the command
@@ -149,6 +160,11 @@ type Step struct {
 // is never taken for the finished one.
 func (s Step) Digest() string {
 	h := sha256.New()
+	args := s.Cmd.Args
+	if s.Kind == Fetch {
+		// Source and URL are in the command.
+		args = s.FetchCmd().Args
+	}
 	// Encoding a struct of strings, ints and a map cannot fail; map keys
 	// are sorted, so the digest is stable.
 	_ = json.NewEncoder(h).Encode(struct {
@@ -161,7 +177,7 @@ func (s Step) Digest() string {
 		Transfer remote.Transfer
 		JobName  string
 		JobDir   string
-	}{s.Host, s.Kind, s.Cmd.Args, s.Cmd.Env, s.Cmd.Dir, s.Cmd.Stdin, s.Transfer, s.JobName, s.JobDir})
+	}{s.Host, s.Kind, args, s.Cmd.Env, s.Cmd.Dir, s.Cmd.Stdin, s.Transfer, s.JobName, s.JobDir})
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -172,7 +188,7 @@ func (s Step) Digest() string {
 // steps do not cross a connection.
 func (s Step) SafeToRepeat() bool {
 	switch s.Kind {
-	case Wait, Put, Get, Job:
+	case Wait, Put, Get, Job, Fetch:
 		return true
 	case Exec:
 		return s.Idempotent
@@ -197,6 +213,9 @@ func (s Step) Display() string {
 // Listing is Display with the constant scripts shown by name; scripts
 // lists them, for the listing to print once.
 func (s Step) Listing() (line string, scripts []string) {
+	if s.Kind == Fetch {
+		return s.fetchListing()
+	}
 	c, scripts := abbreviated(s.Cmd)
 	line = s.display(c)
 	if s.Kind == Exec && !s.SafeToRepeat() {
@@ -210,6 +229,8 @@ func (s Step) Listing() (line string, scripts []string) {
 
 func (s Step) display(c remote.Cmd) string {
 	switch s.Kind {
+	case Fetch:
+		return s.fetchDisplay(s.FetchCmd(), s.UnpackCmd())
 	case Put:
 		return "put " + s.Transfer.String()
 	case Get:

@@ -39,7 +39,10 @@ type Proxy struct {
 	rate     int // bytes per second; 0: unlimited
 	accepted int
 	closed   bool
-	wg       sync.WaitGroup
+	// fromClient and toClient count the bytes forwarded each way: what
+	// the client (the orchestrator) sent over this link, and received.
+	fromClient, toClient int64
+	wg                   sync.WaitGroup
 }
 
 type proxyConn struct {
@@ -94,6 +97,25 @@ func (p *Proxy) Accepted() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.accepted
+}
+
+// Bytes returns how many bytes the proxy has forwarded from the client
+// to the server and back, over every connection so far: what crossed
+// this host's link from the orchestrator's side.
+func (p *Proxy) Bytes() (fromClient, toClient int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fromClient, p.toClient
+}
+
+func (p *Proxy) count(fromClient bool, n int) {
+	p.mu.Lock()
+	if fromClient {
+		p.fromClient += int64(n)
+	} else {
+		p.toClient += int64(n)
+	}
+	p.mu.Unlock()
 }
 
 // Blackhole silences the link for d (d <= 0: until Heal).
@@ -273,6 +295,7 @@ func (p *Proxy) handle(c *proxyConn) {
 				c.reset()
 				return
 			}
+			p.count(true, len(b))
 		}
 		if !p.gate(c) {
 			return
@@ -291,6 +314,7 @@ func (p *Proxy) handle(c *proxyConn) {
 				c.reset()
 				return
 			}
+			p.count(false, n)
 			if errors.Is(err, io.EOF) {
 				if p.gate(c) {
 					if tc, ok := c.client.(*net.TCPConn); ok {
