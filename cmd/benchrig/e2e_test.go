@@ -682,15 +682,16 @@ func TestPreflight(t *testing.T) {
 		}
 	}
 
-	// Each load host opens 120 connections to the primary: 240 of
-	// PostgreSQL's default 100.
+	// Each load host opens 120 connections to the primary: the start
+	// stage would size max_connections for them (245), so the primary
+	// passes; the impossible ulimit fails both load hosts.
 	bad := newE2E(t, "15s", planOpts{stages: "preflight, install", tpcc: "  ulimit: 1073741824\n  conns: 120\n"})
 	bad.start("run", "--runs-dir", bad.runs, bad.plan)
 	if code := bad.wait(3 * time.Minute); code != exitCheck {
 		t.Errorf("impossible ulimit: exit %d, want %d", code, exitCheck)
 	}
 	out = bad.logs.String()
-	if !strings.Contains(out, "cannot raise the open-files limit") || !strings.Contains(out, "max_connections allows 100") || !strings.Contains(out, "preflight failed on 3 of 5 hosts") {
+	if !strings.Contains(out, "cannot raise the open-files limit") || !strings.Contains(out, "gets 240 of 245") || !strings.Contains(out, "preflight failed on 2 of 5 hosts") {
 		t.Errorf("the failure does not say what and where:\n%s", out)
 	}
 	if strings.Contains(out, "== stage install") {

@@ -36,20 +36,23 @@ func Compile(p *plan.Plan, opt Options) ([]Stage, error) {
 	if err != nil {
 		return nil, err
 	}
+	c := &compiler{p: p, opt: opt}
 	var f flavor
 	switch p.Flavor {
 	case plan.Cockroach:
 		f = cockroachFlavor{p}
 	case plan.Postgres:
-		f = postgresFlavor{p}
+		// The start stage sizes the servers from the run's needs.
+		f = postgresFlavor{p: p, c: c}
 	default:
 		return nil, fmt.Errorf("flavor %q: not compiled", p.Flavor)
 	}
-	c := &compiler{p: p, f: f, opt: opt}
+	c.f = f
 	w, err := workloadFor(c)
 	if err != nil {
 		return nil, err
 	}
+	c.w = w
 	var stages []Stage
 	for _, name := range names {
 		st := Stage{Name: name}
@@ -163,7 +166,10 @@ type flavor interface {
 type compiler struct {
 	p   *plan.Plan
 	f   flavor
+	w   Workload
 	opt Options
+	// pg is the postgres servers' sizing, once computed (postgresFlavor.server).
+	pg *pgServer
 	// template: the run being compiled is a search iteration, whose
 	// --active-warehouses is SearchValue.
 	template bool
