@@ -207,10 +207,10 @@ func (c *compiler) install(st *Stage) {
 }
 
 // samplesHosts says whether the run stage samples every host (see
-// hoststat.go): the TPC-C rounds do; a line search and crud do not, and
+// hoststat.go): the TPC-C rounds and crud do; a line search does not, and
 // a plan without the run stage needs no sampler on its nodes.
 func (c *compiler) samplesHosts() bool {
-	return c.p.Benchmark != "crud" && c.p.TPCC.Search == nil && slices.Contains(c.p.Stages, "run")
+	return c.p.TPCC.Search == nil && slices.Contains(c.p.Stages, "run")
 }
 
 // driver is the benchrig binary for workload hosts.
