@@ -402,6 +402,7 @@ func (r *rehearsal) sampled(runs string, name string, args ...string) (*measured
 		}
 		stage := "whole"
 		if state != "" {
+			stage = "(between stages, after the last)"
 			if st, err := rundir.ReadState(state); err == nil {
 				for _, s := range st.Stages {
 					if s.Status == rundir.Running {
