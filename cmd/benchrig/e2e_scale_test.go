@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/user"
@@ -25,15 +24,7 @@ const scaleNodes = 12
 // one workload host (or takes the lab of an earlier one, on) and writes a
 // plan of the stages given, with settings (YAML lines, may be empty).
 func newScaleE2E(t *testing.T, on *e2e, stages, settings string) *e2e {
-	if testing.Short() {
-		t.Skip("end-to-end test (-short)")
-	}
-	pgbins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	if len(pgbins) == 0 {
-		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
-	}
-	sort.Strings(pgbins)
-	e := &e2e{t: t, bin: benchrigBinary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), logs: &bytes.Buffer{}}
+	e := newE2EBase(t)
 	if on != nil {
 		e.lab = on.lab
 	} else {

@@ -96,15 +96,7 @@ func newE2E(t *testing.T, duration string, opts ...planOpts) *e2e {
 		o.ssh += x.ssh
 		o.faults = o.faults || x.faults
 	}
-	if testing.Short() {
-		t.Skip("end-to-end test (-short)")
-	}
-	pgbins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	if len(pgbins) == 0 {
-		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
-	}
-	sort.Strings(pgbins)
-	e := &e2e{t: t, bin: benchrigBinary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), logs: &bytes.Buffer{}}
+	e := newE2EBase(t)
 	var labOpts []sshtest.Option
 	if o.faults {
 		labOpts = append(labOpts, sshtest.WithProxies())
@@ -163,6 +155,20 @@ preflight:
 	e.runs = filepath.Join(dir, "runs")
 	t.Cleanup(e.cleanup)
 	return e
+}
+
+// newE2EBase skips the test under -short or without PostgreSQL's server
+// programs, and builds benchrig: an e2e without lab or plan yet.
+func newE2EBase(t *testing.T) *e2e {
+	if testing.Short() {
+		t.Skip("end-to-end test (-short)")
+	}
+	pgbins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(pgbins) == 0 {
+		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
+	}
+	sort.Strings(pgbins)
+	return &e2e{t: t, bin: benchrigBinary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), logs: &bytes.Buffer{}}
 }
 
 // asLoginUser runs a command as the lab's login user (the PostgreSQL
