@@ -6,7 +6,7 @@ BIN     := bin/benchrig
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all setup build test lint check bench demo golden clean fuzz
+.PHONY: all setup build test lint check bench demo golden clean fuzz rehearse
 
 all: build
 
@@ -55,6 +55,14 @@ golden:
 
 demo: setup build
 	@bash .ci/demo $(BIN)
+
+# The 100k recipe's shape for real (not in CI; ~20 minutes, ~5 GB of disk):
+# 86 sshd on loopback, 81 PostgreSQL nodes in 27 racks and 5 workload hosts
+# through every stage and teardown --wipe, a frozen-sshd fault in the run
+# stage, and the orchestrator's own figures per stage against a 5-host
+# plan's (docs/measure/rehearse; README "Performance").
+rehearse: setup build
+	$(GO) run ./docs/measure/rehearse -bin $(BIN)
 
 clean:
 	rm -rf bin

@@ -96,15 +96,7 @@ func newE2E(t *testing.T, duration string, opts ...planOpts) *e2e {
 		o.ssh += x.ssh
 		o.faults = o.faults || x.faults
 	}
-	if testing.Short() {
-		t.Skip("end-to-end test (-short)")
-	}
-	pgbins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	if len(pgbins) == 0 {
-		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
-	}
-	sort.Strings(pgbins)
-	e := &e2e{t: t, bin: benchrigBinary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), logs: &bytes.Buffer{}}
+	e := newE2EBase(t)
 	var labOpts []sshtest.Option
 	if o.faults {
 		labOpts = append(labOpts, sshtest.WithProxies())
@@ -163,6 +155,20 @@ preflight:
 	e.runs = filepath.Join(dir, "runs")
 	t.Cleanup(e.cleanup)
 	return e
+}
+
+// newE2EBase skips the test under -short or without PostgreSQL's server
+// programs, and builds benchrig: an e2e without lab or plan yet.
+func newE2EBase(t *testing.T) *e2e {
+	if testing.Short() {
+		t.Skip("end-to-end test (-short)")
+	}
+	pgbins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(pgbins) == 0 {
+		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
+	}
+	sort.Strings(pgbins)
+	return &e2e{t: t, bin: benchrigBinary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), logs: &bytes.Buffer{}}
 }
 
 // asLoginUser runs a command as the lab's login user (the PostgreSQL
@@ -682,15 +688,16 @@ func TestPreflight(t *testing.T) {
 		}
 	}
 
-	// Each load host opens 120 connections to the primary: 240 of
-	// PostgreSQL's default 100.
+	// Each load host opens 120 connections to the primary: the start
+	// stage would size max_connections for them (245), so the primary
+	// passes; the impossible ulimit fails both load hosts.
 	bad := newE2E(t, "15s", planOpts{stages: "preflight, install", tpcc: "  ulimit: 1073741824\n  conns: 120\n"})
 	bad.start("run", "--runs-dir", bad.runs, bad.plan)
 	if code := bad.wait(3 * time.Minute); code != exitCheck {
 		t.Errorf("impossible ulimit: exit %d, want %d", code, exitCheck)
 	}
 	out = bad.logs.String()
-	if !strings.Contains(out, "cannot raise the open-files limit") || !strings.Contains(out, "max_connections allows 100") || !strings.Contains(out, "preflight failed on 3 of 5 hosts") {
+	if !strings.Contains(out, "cannot raise the open-files limit") || !strings.Contains(out, "gets 240 of 245") || !strings.Contains(out, "preflight failed on 2 of 5 hosts") {
 		t.Errorf("the failure does not say what and where:\n%s", out)
 	}
 	if strings.Contains(out, "== stage install") {

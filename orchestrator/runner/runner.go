@@ -216,6 +216,8 @@ func (r *Runner) runPhase(ctx context.Context, idx int, st stages.Stage, list []
 	switch {
 	case st.Serial:
 		g.SetLimit(1)
+	case st.Limit > 0 && (r.Limit <= 0 || st.Limit < r.Limit):
+		g.SetLimit(st.Limit)
 	case r.Limit > 0:
 		g.SetLimit(r.Limit)
 	}

@@ -36,20 +36,23 @@ func Compile(p *plan.Plan, opt Options) ([]Stage, error) {
 	if err != nil {
 		return nil, err
 	}
+	c := &compiler{p: p, opt: opt}
 	var f flavor
 	switch p.Flavor {
 	case plan.Cockroach:
 		f = cockroachFlavor{p}
 	case plan.Postgres:
-		f = postgresFlavor{p}
+		// The start stage sizes the servers from the run's needs.
+		f = postgresFlavor{p: p, c: c}
 	default:
 		return nil, fmt.Errorf("flavor %q: not compiled", p.Flavor)
 	}
-	c := &compiler{p: p, f: f, opt: opt}
+	c.f = f
 	w, err := workloadFor(c)
 	if err != nil {
 		return nil, err
 	}
+	c.w = w
 	var stages []Stage
 	for _, name := range names {
 		st := Stage{Name: name}
@@ -163,7 +166,10 @@ type flavor interface {
 type compiler struct {
 	p   *plan.Plan
 	f   flavor
+	w   Workload
 	opt Options
+	// pg is the postgres servers' sizing, once computed (postgresFlavor.server).
+	pg *pgServer
 	// template: the run being compiled is a search iteration, whose
 	// --active-warehouses is SearchValue.
 	template bool
@@ -208,10 +214,10 @@ func (c *compiler) install(st *Stage) {
 }
 
 // samplesHosts says whether the run stage samples every host (see
-// hoststat.go): the TPC-C rounds do; a line search and crud do not, and
+// hoststat.go): the TPC-C rounds and crud do; a line search does not, and
 // a plan without the run stage needs no sampler on its nodes.
 func (c *compiler) samplesHosts() bool {
-	return c.p.Benchmark != "crud" && c.p.TPCC.Search == nil && slices.Contains(c.p.Stages, "run")
+	return c.p.TPCC.Search == nil && slices.Contains(c.p.Stages, "run")
 }
 
 // driver is the benchrig binary for workload hosts.

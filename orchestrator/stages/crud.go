@@ -3,6 +3,9 @@ package stages
 import (
 	"fmt"
 	"strconv"
+	"time"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
 
 	"github.com/benchrig/benchrig/remote"
 )
@@ -18,11 +21,21 @@ func (crudWorkload) Load(*Stage) {}
 // Allocate has nothing to do: validation keeps allocate out of crud plans.
 func (crudWorkload) Allocate(*Stage) {}
 
+// crudSampling bounds the host samplers of a crud run, which has no
+// duration of its own: a sampler the orchestrator never stopped (it died)
+// ends by itself this long after it started.
+const crudSampling = plan.Duration(time.Hour)
+
 // crudRun runs the CRUD micro-benchmark on every workload host at the
-// same time, each on its own key range of the shared table.
+// same time, each on its own key range of the shared table, every host
+// sampled meanwhile (hoststat.go).
 func (w crudWorkload) Run(st *Stage) error {
 	c := w.c
 	p, cr := c.p, c.p.CRUD
+	if c.samplesHosts() {
+		c.startHostStat(st, plan.Round{}, 0, crudSampling)
+		st.then()
+	}
 	for i, h := range p.Workload {
 		args := []string{"./benchrig", "crud",
 			"--goroutines", strconv.Itoa(cr.Goroutines), "--records", strconv.Itoa(cr.Records),
@@ -33,6 +46,10 @@ func (w crudWorkload) Run(st *Stage) error {
 		args = append(args, urls...)
 		st.add(Step{Host: h.Name, Kind: Job, What: "run crud", Positional: len(urls), CheckExit: tpccCheckExit,
 			JobName: "crud", JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}})
+	}
+	if c.samplesHosts() {
+		st.then()
+		c.stopHostStat(st, plan.Round{})
 	}
 	return nil
 }
@@ -50,8 +67,13 @@ func (w crudWorkload) Results() []ResultFile {
 	return out
 }
 
-// Collect downloads the JSON results.
-func (w crudWorkload) Collect(st *Stage) { collectFiles(st, w.Results()) }
+// Collect downloads the JSON results and every host's samples.
+func (w crudWorkload) Collect(st *Stage) {
+	collectFiles(st, w.Results())
+	if w.c.samplesHosts() {
+		collectFiles(st, HostStatFiles(w.c.p, []plan.Round{{}}))
+	}
+}
 
 // Merge prints the hosts' results as one table.
 func (w crudWorkload) Merge(st *Stage) {

@@ -186,9 +186,13 @@ func (c *compiler) needsOf(w needer) (map[string]HostNeed, map[string]NodeConns)
 			nodes[n] = nc
 		}
 	}
-	most, limit, setting := c.connLimit()
+	most := 0
+	for _, nc := range nodes {
+		most = max(most, nc.Conns)
+	}
+	limit, text, setting := c.connLimit(most)
 	for n, nc := range nodes {
-		nc.Max, nc.Limit, nc.Setting = most, limit, setting
+		nc.Max, nc.Limit, nc.Setting = limit, text, setting
 		nodes[n] = nc
 	}
 	return hosts, nodes
@@ -200,9 +204,10 @@ const (
 	pgSuperuserReserve = 3
 )
 
-// connLimit is the most connections a node accepts from the run, and
-// where that comes from: the plan's settings, else the flavor's default.
-func (c *compiler) connLimit() (most int, limit, setting string) {
+// connLimit is the most connections a node accepts from a run that
+// sends at most conns to one node, and where that comes from: the plan's
+// settings, else what the flavor starts its servers with.
+func (c *compiler) connLimit(conns int) (most int, limit, setting string) {
 	set := map[string]string{}
 	for _, s := range c.p.Settings.Ordered() {
 		set[s.Name] = s.Value
@@ -212,10 +217,17 @@ func (c *compiler) connLimit() (most int, limit, setting string) {
 		// benchrig connects as the cluster's superuser (initdb's user),
 		// which may also take the superuser_reserved_connections slots:
 		// all of max_connections is the run's, leaving none for an admin.
-		if v, err := strconv.Atoi(set["max_connections"]); err == nil && v > 0 {
-			return v, fmt.Sprintf("max_connections %d, the plan's settings (applied at a server start)", v), "max_connections"
+		// The start stage sets it (pgServerFor): the plan's value, else
+		// enough for the run.
+		for _, s := range pgServerFor(c.p, conns).Settings {
+			if s.Name != "max_connections" {
+				continue
+			}
+			if _, given := set[s.Name]; given {
+				return s.Value, fmt.Sprintf("max_connections %d, the plan's settings (set by the start stage)", s.Value), "max_connections"
+			}
+			return s.Value, fmt.Sprintf("max_connections %d, set by the start stage (%s)", s.Value, s.Why), "max_connections"
 		}
-		return pgMaxConnections, fmt.Sprintf("max_connections %d, PostgreSQL's default (%d of them reserved for superusers, as benchrig's user is)", pgMaxConnections, pgSuperuserReserve), "max_connections"
 	case plan.Cockroach:
 		if v, err := strconv.Atoi(set["server.max_connections_per_gateway"]); err == nil && v > 0 {
 			return v, fmt.Sprintf("server.max_connections_per_gateway %d, the plan's settings", v), "server.max_connections_per_gateway"

@@ -56,7 +56,13 @@ func TestRunNeeds(t *testing.T) {
 		{name: "--conns and tpcc.ulimit", flavor: "postgres",
 			tpcc:  "  warehouses: 10\n  conns: 150\n  ulimit: 4096\n",
 			load1: HostNeed{Terminals: 100, Conns: 150, OpenFiles: 214, Ulimit: 4096},
-			nodes: map[string]NodeConns{"db1": {Conns: 300, Max: 100, Setting: "max_connections"}}},
+			// The start stage sizes max_connections for the run (pgServerFor).
+			nodes: map[string]NodeConns{"db1": {Conns: 300, Max: 305, Setting: "max_connections"}}},
+		{name: "max_connections from the settings, too low", flavor: "postgres",
+			tpcc:     "  warehouses: 10\n  conns: 150\n",
+			settings: "settings:\n  cluster:\n    max_connections: 200\n",
+			load1:    HostNeed{Terminals: 100, Conns: 150, OpenFiles: 214},
+			nodes:    map[string]NodeConns{"db1": {Conns: 300, Max: 200, Setting: "max_connections"}}},
 		{name: "max_connections from the settings", flavor: "postgres",
 			tpcc:     "  warehouses: 10\n  conns: 150\n",
 			settings: "settings:\n  cluster:\n    max_connections: 400\n",
@@ -83,7 +89,7 @@ func TestRunNeeds(t *testing.T) {
 			tpcc:     "  warehouses: 1\n",
 			settings: "benchmark: crud\ncrud:\n  goroutines: 60\n",
 			load1:    HostNeed{Terminals: 60, Conns: 60, OpenFiles: 124},
-			nodes:    map[string]NodeConns{"db1": {Conns: 120, Max: 100, Setting: "max_connections"}}},
+			nodes:    map[string]NodeConns{"db1": {Conns: 120, Max: 125, Setting: "max_connections"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := needsPlan(t, tc.flavor, tc.tpcc, tc.settings)

@@ -30,7 +30,7 @@ func TestPGStartWaitsForARunningNode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f := postgresFlavor{&plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: filepath.Join(dir, "pgdata"), Dir: dir}}}}
+	f := postgresFlavor{p: &plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: filepath.Join(dir, "pgdata"), Dir: dir}}}}
 	c := f.startCmd(f.p.Nodes[0], bin)
 	out, err := exec.Command(c.Args[0], c.Args[1:]...).CombinedOutput()
 	if err != nil {
@@ -99,7 +99,7 @@ touch "$2/complete"`,
 		}
 	}
 	data := filepath.Join(dir, "pgdata")
-	f := postgresFlavor{&plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: data, Dir: dir}}}}
+	f := postgresFlavor{p: &plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: data, Dir: dir}}}}
 	c := f.startCmd(f.p.Nodes[0], bin)
 	if err := os.WriteFile(fail, nil, 0o644); err != nil {
 		t.Fatal(err)

@@ -14,7 +14,12 @@ import (
 // primary, the others streaming standbys (pg_basebackup), each with its
 // rack recorded as the custom setting benchrig.rack. It is the flavor that
 // runs on this machine, for the demo and the end-to-end tests.
-type postgresFlavor struct{ p *plan.Plan }
+type postgresFlavor struct {
+	p *plan.Plan
+	// c is the compiler, whose workload's needs size the servers (nil when
+	// only the plan's addresses are wanted: Show).
+	c *compiler
+}
 
 func (f postgresFlavor) bindir() string { return f.p.Binaries.Database.Host }
 
@@ -32,6 +37,10 @@ func (f postgresFlavor) installNode(st *Stage, h plan.Host) {
 // until the node accepts connections (a resumed run finds the node an
 // interrupted attempt started, perhaps not yet ready).
 // Every value is a positional parameter; conf values are written quoted.
+// The parameters after the eighth are whole lines of benchrig.conf, each
+// a constant setting name and a number (pgSetting.Line): the sizing that
+// must hold from the server's first start (pgServerFor), on the primary
+// before any standby connects and on every standby alike.
 //
 // pg_ctl itself builds a command line for /bin/sh from -D, -l and the path
 // of its own directory (inside double quotes, where $(...) still runs), so
@@ -42,6 +51,7 @@ func (f postgresFlavor) installNode(st *Stage, h plan.Host) {
 // go into benchrig.conf, written by this script from its parameters.
 const pgStartScript = `set -eu
 bin=$1 data=$2 dir=$3 addr=$4 port=$5 rack=$6 paddr=$7 pport=$8
+shift 8
 mkdir -p -- "$dir"
 if "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
   # started by an interrupted attempt, perhaps not ready: wait as pg_ctl -w would
@@ -77,6 +87,7 @@ fi
   echo "benchrig.rack = '$rack'"
   echo "wal_level = replica"
   echo "hot_standby = on"
+  for line in "$@"; do printf '%s\n' "$line"; done
 } >"$data/benchrig.conf"
 grep -q "^include_if_exists = 'benchrig.conf'" "$data/postgresql.conf" || echo "include_if_exists = 'benchrig.conf'" >>"$data/postgresql.conf"
 "$bin/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 120 start`
@@ -86,14 +97,25 @@ func (f postgresFlavor) startCmd(h plan.Host, bindir string) remote.Cmd {
 	if h.Name != f.primary().Name {
 		paddr, pport = f.primary().Addr, strconv.Itoa(f.primary().SQLPort)
 	}
-	return remote.Cmd{Args: []string{"sh", "-c", pgStartScript, "sh",
-		bindir, h.Store, h.Dir, h.Addr, strconv.Itoa(h.SQLPort), strconv.Itoa(max(h.Rack, 0)), paddr, pport}}
+	args := []string{"sh", "-c", pgStartScript, "sh",
+		bindir, h.Store, h.Dir, h.Addr, strconv.Itoa(h.SQLPort), strconv.Itoa(max(h.Rack, 0)), paddr, pport}
+	for _, s := range f.server().Settings {
+		args = append(args, s.Line())
+	}
+	return remote.Cmd{Args: args}
 }
 
-// start brings up the primary, then the standbys (which copy it).
+// start brings up the primary, then the standbys (which copy it) in
+// parallel, at most pgServer.Limit at a time: every WAL sender and slot
+// they take was sized into the primary's first start.
 func (f postgresFlavor) start(st *Stage) {
-	st.Serial = true
-	for _, h := range f.p.Nodes {
+	sv := f.server()
+	st.Notes = append(st.Notes, sv.Note())
+	for i, h := range f.p.Nodes {
+		if i == 1 {
+			st.then()
+			st.Limit = sv.Limit
+		}
 		st.add(Step{Host: h.Name, Kind: Exec, What: "start node", Cmd: f.startCmd(h, f.bindir())})
 	}
 }

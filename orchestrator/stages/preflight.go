@@ -112,6 +112,15 @@ func (c *compiler) preflight(st *Stage, w Workload) {
 	if n, ok := w.(needer); ok {
 		st.Check.Needs, st.Check.Conns = c.needsOf(n)
 	}
+	if r, ok := c.f.(refuser); ok {
+		st.Check.Refusals = r.refusals()
+	}
+}
+
+// refuser is a flavor that knows, from the plan alone, what its servers
+// would refuse when they start (postgresFlavor.refusals).
+type refuser interface {
+	refusals() map[string][]string
 }
 
 // Check is a stage's verdict over every host's probe answers, as data:
@@ -133,6 +142,9 @@ type Check struct {
 	// connections); Conns what each database node receives from them.
 	Needs map[string]HostNeed
 	Conns map[string]NodeConns
+	// Refusals are what a host's server would refuse at its start, found
+	// from the plan: the host fails with them whatever it answers.
+	Refusals map[string][]string
 }
 
 // String says what the check judges, for the dry-run.
@@ -162,7 +174,13 @@ func (c *Check) String() string {
 		text += ", a host unlike its binary (" + strings.Join(arch, "; ") + ")"
 	}
 	text += fmt.Sprintf("; warns below %.0f read IOPS", c.MinReadIOPS)
-	return text + c.needsText()
+	text += c.needsText()
+	for _, h := range c.Hosts {
+		for _, r := range c.Refusals[h] {
+			text += "; fails " + h + ": " + r
+		}
+	}
+	return text
 }
 
 // needsText says what the run steps will need, for the dry-run: the
@@ -349,6 +367,8 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
 				c.failures = append(c.failures, failure)
 			}
 		}
+		// What the host's server would refuse at its start.
+		c.failures = append(c.failures, pf.Refusals[r.Host]...)
 		// Clock.
 		cr := clocks[r.Host]
 		if secs, err := strconv.ParseFloat(strings.TrimSpace(cr.Stdout), 64); err == nil {

@@ -71,7 +71,7 @@ func Show(w io.Writer, p *plan.Plan) error {
 	fmt.Fprintf(w, "stages: %s\n", strings.Join(p.Stages, ", "))
 	var f flavor = cockroachFlavor{p}
 	if p.Flavor == plan.Postgres {
-		f = postgresFlavor{p}
+		f = postgresFlavor{p: p}
 	}
 	fmt.Fprintln(w, "addrs (what workload hosts connect to):")
 	urls := f.urls()

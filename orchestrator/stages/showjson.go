@@ -85,7 +85,7 @@ func ShowJSON(w io.Writer, p *plan.Plan) error {
 	}
 	var f flavor = cockroachFlavor{p}
 	if p.Flavor == plan.Postgres {
-		f = postgresFlavor{p}
+		f = postgresFlavor{p: p}
 	}
 	v.URLs = f.urls()
 	enc := json.NewEncoder(w)

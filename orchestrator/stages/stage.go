@@ -20,9 +20,12 @@ import (
 // one host's steps run in order.
 type Stage struct {
 	Name   string
-	Serial bool     // one host after another (the rolling binary swap)
-	Notes  []string // said when the stage starts (e.g. what a flavor skips)
-	Steps  []Step
+	Serial bool // one host after another (the rolling binary swap)
+	// Limit, if above 0, bounds the hosts a phase works on at once below
+	// the plan's ssh.concurrency (the standbys copying one primary).
+	Limit int
+	Notes []string // said when the stage starts (e.g. what a flavor skips)
+	Steps []Step
 	// Check, if set, is the verdict the runner reaches over every host's
 	// probe answers once all hosts are done (the preflight table); its
 	// limits are data, shown by the dry-run.

@@ -89,6 +89,8 @@ type host struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{} // closed when cmd has been reaped
+	// paused are the processes Pause stopped, for Resume to continue.
+	paused []int
 }
 
 // Start creates n hosts under dir and starts their sshd servers. dir is
@@ -537,19 +539,31 @@ func (l *Lab) Restart(i int) error {
 // Pause stops (SIGSTOP) host i's sshd and all its children: connections
 // stay open but nothing answers, like a hung machine or a black-holed
 // link. Resume undoes it.
-func (l *Lab) Pause(i int) error { return l.signalHost(i, syscall.SIGSTOP) }
-
-// Resume continues a paused host.
-func (l *Lab) Resume(i int) error { return l.signalHost(i, syscall.SIGCONT) }
-
-func (l *Lab) signalHost(i int, sig syscall.Signal) error {
+func (l *Lab) Pause(i int) error {
 	h := l.hosts[i]
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.cmd == nil {
 		return fmt.Errorf("sshtest: %s is not running", h.name)
 	}
-	return signalTree(h.cmd.Process.Pid, sig)
+	pids := append([]int{h.cmd.Process.Pid}, descendants(h.cmd.Process.Pid)...)
+	h.paused = append(h.paused, pids...)
+	return signalPids(pids, syscall.SIGSTOP)
+}
+
+// Resume continues a paused host: every process Pause stopped, including
+// one no longer under sshd (a job that was detaching as the host froze,
+// since re-parented to init), and whatever runs under sshd now.
+func (l *Lab) Resume(i int) error {
+	h := l.hosts[i]
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cmd == nil {
+		return fmt.Errorf("sshtest: %s is not running", h.name)
+	}
+	pids := append(h.paused, h.cmd.Process.Pid)
+	h.paused = nil
+	return signalPids(append(pids, descendants(h.cmd.Process.Pid)...), syscall.SIGCONT)
 }
 
 // Close kills every host. The lab directory is left for inspection.
@@ -577,7 +591,11 @@ func (l *Lab) Close() error {
 // Children are collected before signalling so a SIGKILLed parent cannot
 // hide them by being reaped (they would be re-parented to init).
 func signalTree(pid int, sig syscall.Signal) error {
-	pids := append([]int{pid}, descendants(pid)...)
+	return signalPids(append([]int{pid}, descendants(pid)...), sig)
+}
+
+// signalPids signals every pid; one already gone is no error.
+func signalPids(pids []int, sig syscall.Signal) error {
 	var first error
 	for _, p := range pids {
 		if err := syscall.Kill(p, sig); err != nil && !errors.Is(err, syscall.ESRCH) && first == nil {
