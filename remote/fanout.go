@@ -88,7 +88,7 @@ func Failed(outs []Outcome) error {
 // the error) and a totals line:
 //
 //	host-01  ok          0.21s
-//	host-02  failed      0.20s  host host-02: command exited with status 1: false
+//	host-02  failed      0.20s  host host-02: command exited with status 1
 //	2 hosts: 1 ok, 1 failed
 func WriteSummary(w io.Writer, outs []Outcome) error {
 	width := 0
