@@ -56,7 +56,8 @@ type Console struct {
 	// LogDir is how the failure lines name the hosts' logs ("logs": the
 	// run directory's logs/<stage>/<host>.log).
 	LogDir string
-	// Now is the clock (tests set it); nil is time.Now.
+	// Now is the clock; nil is time.Now. A console with a clock of its
+	// own is ticked by its caller (Tick), not by a ticker.
 	Now func() time.Time
 
 	mu       sync.Mutex
@@ -161,6 +162,9 @@ func (c *Console) Observe(e Event) error {
 			c.say("   %s: %s finished, but its checks failed (exit %d); going on\n", e.Host, e.Step.What, e.Step.CheckExit)
 		}
 	case StepFailed:
+		if v := c.st; v != nil {
+			delete(v.running, e.Host) // failed, not late
+		}
 		if errors.Is(e.Err, context.Canceled) {
 			return nil // another host's failure stopped the stage
 		}
@@ -248,6 +252,9 @@ func (c *Console) startStage(e Event) {
 			})))
 		c.refreshBar(v, now)
 	}
+	if c.Now != nil {
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.stop = cancel
 	go func() {
@@ -307,13 +314,15 @@ func (c *Console) hostDone(e Event) {
 	}
 	now := c.now()
 	v.done, v.of = e.Done, e.Of
+	ran := now.Sub(v.phase)
 	if since, ok := v.runningSince[e.Host]; ok {
-		v.doneIn = append(v.doneIn, now.Sub(since))
+		ran = now.Sub(since)
+		v.doneIn = append(v.doneIn, ran)
 	}
 	delete(v.running, e.Host)
 	delete(v.runningSince, e.Host)
 	if v.late[e.Host] {
-		c.say("   %s: finished late, after %s\n", e.Host, now.Sub(v.phase).Round(time.Second))
+		c.say("   %s: finished late, after %s\n", e.Host, ran.Round(time.Second))
 	}
 	if v.bar != nil {
 		v.bar.SetTotal(int64(e.Of), false)
@@ -365,7 +374,8 @@ func (c *Console) progressText(v *stageView, now time.Time) string {
 		fmt.Fprintf(&b, "0/%d hosts", v.hosts)
 	}
 	fmt.Fprintf(&b, ", %s", now.Sub(v.started).Round(time.Second))
-	waves := v.serial || c.Limit > 0 && v.of > c.Limit
+	// A late host makes any estimate a guess.
+	waves := (v.serial || c.Limit > 0 && v.of > c.Limit) && len(v.late) == 0
 	if waves && v.done > 0 && v.done < v.of {
 		// The phase's hosts finish at about the rate they have so far
 		// (true of waves: one at a time, or more hosts than the limit).
