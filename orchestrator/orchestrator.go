@@ -230,7 +230,7 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 	console.Close()
 	md, rerr := report.Write(runDir, p, st, o.Version)
 	if rerr != nil {
-		fmt.Fprintf(o.ErrOut, "benchrig: report: %v\n", rerr)
+		fmt.Fprintf(o.ErrOut, "benchrig: report: %s\n", termsafe.String(rerr.Error()))
 	}
 	var incomplete *IncompleteError
 	if errors.As(err, &incomplete) {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/benchrig/benchrig/internal/termsafe"
 )
 
 // DefaultFanout is Each's concurrency when none is given: pssh's and
@@ -103,7 +105,7 @@ func WriteSummary(w io.Writer, outs []Outcome) error {
 		fmt.Fprintf(&b, "%-*s  %-9s  %6.2fs", width, o.Host, st, o.Duration.Seconds())
 		if o.Err != nil {
 			msg, _, _ := strings.Cut(o.Err.Error(), "\n")
-			fmt.Fprintf(&b, "  %s", msg)
+			fmt.Fprintf(&b, "  %s", termsafe.String(msg)) // it may quote the host
 		}
 		b.WriteByte('\n')
 	}
