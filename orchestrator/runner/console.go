@@ -237,9 +237,10 @@ func (c *Console) startStage(e Event) {
 		running: map[string]string{}, runningSince: map[string]time.Time{}, late: map[string]bool{}}
 	c.st = v
 	if c.Bars && len(e.Hosts) > 0 {
-		if c.progress == nil {
-			c.progress = mpb.New(mpb.WithOutput(c.W), mpb.WithWidth(30), mpb.WithAutoRefresh())
-		}
+		// A container per stage: ending it (Wait) draws the last frame
+		// with every line written above the bar, before the next line
+		// goes to W directly.
+		c.progress = mpb.New(mpb.WithOutput(c.W), mpb.WithWidth(30), mpb.WithAutoRefresh())
 		v.bar = c.progress.AddBar(int64(len(e.Hosts)),
 			mpb.PrependDecorators(decor.Name(e.Stage, decor.WCSyncSpaceR)),
 			// Not c.mu: mpb draws from its own goroutines, which a
@@ -281,9 +282,6 @@ func (c *Console) endStage(ok bool) {
 		c.stop()
 		c.stop = nil
 	}
-	if v.live != "" && !v.lastLiveWasSaid {
-		c.say("   live: %s\n", v.live)
-	}
 	if v.bar != nil {
 		if ok {
 			v.bar.SetTotal(-1, true)
@@ -291,20 +289,25 @@ func (c *Console) endStage(ok bool) {
 			v.bar.Abort(false)
 		}
 	}
+	if p := c.progress; p != nil {
+		// Lines written to a container that is ending may never be
+		// drawn: what follows goes to W once it has ended.
+		c.progress = nil
+		p.Wait() // its decorators do not take c.mu
+	}
+	if v.live != "" && !v.lastLiveWasSaid {
+		c.say("   live: %s\n", v.live)
+	}
 	c.st = nil
 }
 
-// Close waits for the bars to be drawn for the last time. Call it when
-// the run ends, before printing anything more on W.
+// Close stops following a stage still under way (a run that stopped)
+// and waits for its bar to be drawn for the last time. Call it when the
+// run ends, before printing anything more on W.
 func (c *Console) Close() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.endStage(false)
-	p := c.progress
-	c.progress = nil
-	c.mu.Unlock()
-	if p != nil {
-		p.Wait()
-	}
 }
 
 func (c *Console) hostDone(e Event) {

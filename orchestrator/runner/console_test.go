@@ -184,3 +184,36 @@ func TestConsoleLive(t *testing.T) {
 		t.Errorf("hosts that started together got an ETA:\n%s", screen)
 	}
 }
+
+// TestConsoleBars: with bars every line still reaches the screen (none is
+// lost in a container that ends), and the log gets them without bars.
+func TestConsoleBars(t *testing.T) {
+	var screen, log lockedBuffer
+	c := &Console{W: &screen, Log: &log, Bars: true, Limit: 2}
+	hosts := hostNames(4)
+	for _, st := range []string{"install", "start", "run"} {
+		c.Observe(Event{Kind: StageStarted, Stage: st, Hosts: hosts})
+		for i, h := range hosts {
+			c.Observe(Event{Kind: StepStarted, Stage: st, Host: h})
+			if i == 1 {
+				c.Observe(Event{Kind: Message, Stage: st, Host: h, Text: "re-attaching to job " + st})
+			}
+			c.Observe(Event{Kind: HostDone, Stage: st, Host: h, Done: i + 1, Of: len(hosts)})
+		}
+		c.Live("merged tpmC 42.0 in " + st)
+		if st != "run" {
+			c.Observe(Event{Kind: StageDone, Stage: st, Elapsed: time.Second})
+		}
+	}
+	c.Close() // the run stopped in its run stage
+	for _, st := range []string{"install", "start", "run"} {
+		for _, want := range []string{"== stage " + st, "re-attaching to job " + st, "live: merged tpmC 42.0 in " + st} {
+			if !strings.Contains(screen.String(), want) || !strings.Contains(log.String(), want) {
+				t.Errorf("%q is not on the screen and in the log:\n%s\n--- log\n%s", want, screen.String(), log.String())
+			}
+		}
+	}
+	if !strings.Contains(screen.String(), "4/4 hosts") || strings.Contains(log.String(), "4/4 hosts") {
+		t.Errorf("the bars belong on the screen only:\n%s\n--- log\n%s", screen.String(), log.String())
+	}
+}
