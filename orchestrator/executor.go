@@ -23,13 +23,15 @@ type planExecutor struct {
 	runDir string
 }
 
-func newPlanExecutor(p *plan.Plan, runDir string, live io.Writer, o Options) (*planExecutor, func(), error) {
+// newPlanExecutor's hostOut gets the plan hosts' live output, localOut
+// this machine's (the merged result).
+func newPlanExecutor(p *plan.Plan, runDir string, hostOut, localOut io.Writer, o Options) (*planExecutor, func(), error) {
 	targets, err := p.Targets("all")
 	if err != nil {
 		return nil, nil, err
 	}
 	cfg := p.RemoteConfig()
-	cfg.Output = live
+	cfg.Output = hostOut
 	if o.Connect.KnownHosts != "" {
 		cfg.KnownHostsFiles = []string{o.Connect.KnownHosts}
 	}
@@ -52,7 +54,7 @@ func newPlanExecutor(p *plan.Plan, runDir string, live io.Writer, o Options) (*p
 	abs, _ := filepath.Abs(runDir)
 	e := &planExecutor{
 		ssh:    s,
-		local:  remote.NewLocal(remote.LocalConfig{Output: live, Hosts: []string{stages.LocalHost}}),
+		local:  remote.NewLocal(remote.LocalConfig{Output: localOut, Hosts: []string{stages.LocalHost}}),
 		self:   self,
 		runDir: abs,
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,9 +39,9 @@ type liveView struct {
 	p      *plan.Plan
 	runDir string
 	poll   time.Duration
-	// out, if set, gets a line with the merged tpmC after each poll that
-	// found measured ticks (the run's own console).
-	out io.Writer
+	// show, if set, gets the merged figures after each poll that found
+	// measured ticks (the run's console: runner.Console.Live).
+	show func(text string)
 
 	mu     sync.Mutex
 	round  string
@@ -115,8 +114,8 @@ func (l *liveView) stopLocked() {
 	if live, err := rundir.ReadLive(l.runDir); err == nil && live != nil {
 		live.Done = true
 		_ = rundir.WriteLive(l.runDir, live)
-		if l.out != nil && live.TpmC > 0 {
-			fmt.Fprintf(l.out, "   live: merged tpmC %.1f over the last %ds of %d workload hosts\n", live.TpmC, liveTicks, len(live.Hosts))
+		if l.show != nil && live.TpmC > 0 {
+			l.show(liveText(live))
 		}
 	}
 }
@@ -145,8 +144,8 @@ func (l *liveView) loop(ctx context.Context, rd plan.Round, done chan struct{}) 
 			return
 		}
 		_ = rundir.WriteLive(l.runDir, live)
-		if l.out != nil && live.TpmC > 0 {
-			fmt.Fprintf(l.out, "   live: merged tpmC %.1f over the last %ds of %d workload hosts\n", live.TpmC, liveTicks, len(live.Hosts))
+		if l.show != nil && live.TpmC > 0 {
+			l.show(liveText(live))
 		}
 	}
 }
@@ -202,4 +201,20 @@ func liveTicksOf(host string, out []byte) rundir.LiveHost {
 		lh.TpmC = count / window.Minutes()
 	}
 	return lh
+}
+
+// liveText is what the console shows of live: "merged tpmC 1234.5 over
+// the last 5s of 5 workload hosts", and the hosts that sent no ticks.
+func liveText(live *rundir.Live) string {
+	text := fmt.Sprintf("merged tpmC %.1f over the last %ds of %d workload hosts", live.TpmC, liveTicks, len(live.Hosts))
+	var missing []string
+	for _, h := range live.Hosts {
+		if h.Error != "" || h.Last == nil {
+			missing = append(missing, h.Host)
+		}
+	}
+	if len(missing) > 0 {
+		text += fmt.Sprintf("; no ticks from %s", strings.Join(missing, ", "))
+	}
+	return text
 }

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/termsafe"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/report"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
@@ -47,6 +49,11 @@ type Options struct {
 	// AllowSettings are the denied database settings the operator lets
 	// the plan set (--allow-setting; plan.Options).
 	AllowSettings []string
+	// Verbose streams every host's output to Out as it runs (it always
+	// goes to the run directory's output.log and logs/<stage>/<host>.log).
+	Verbose bool
+	// Terminal says Out is a terminal: the console draws progress bars.
+	Terminal bool
 	// ReconnectBudget, if set, overrides the plan's ssh.reconnect_budget:
 	// how long a host may stay unreachable while a step waits on it.
 	// Negative turns re-attaching off.
@@ -179,13 +186,22 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 		return err
 	}
 	defer journal.Close()
-	live := &syncWriter{w: io.MultiWriter(o.Out, outLog)}
-	ex, closeEx, err := newPlanExecutor(p, runDir, live, o)
+	// The screen gets what a person watches; output.log all of it, and
+	// every host's raw output is in logs/<stage>/<host>.log (the Logs
+	// observer). The hosts' live lines reach the screen with --verbose.
+	screen, logw := &syncWriter{w: o.Out}, &syncWriter{w: outLog}
+	both := io.MultiWriter(screen, logw)
+	hostOut := io.Writer(logw)
+	if o.Verbose {
+		hostOut = both
+	}
+	ex, closeEx, err := newPlanExecutor(p, runDir, hostOut, both, o)
 	if err != nil {
 		return err
 	}
 	defer closeEx()
-	lv := &liveView{exec: ex, p: p, runDir: runDir, out: live}
+	console := &runner.Console{W: screen, Log: logw, Bars: o.Terminal && !o.Verbose, Limit: p.SSH.Concurrency, LogDir: filepath.Join(runDir, rundir.LogsDir)}
+	lv := &liveView{exec: ex, p: p, runDir: runDir, show: console.Live}
 	defer lv.stop()
 	r := &runner.Runner{
 		Exec: ex,
@@ -196,7 +212,7 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 			newProbeResults(runDir),
 			&diedRecords{runDir: runDir, window: p.TPCC.Duration.Std().Seconds()},
 			st,
-			&runner.Console{W: live},
+			console,
 		},
 		Limit:     p.SSH.Concurrency,
 		StartLead: o.StartLead,
@@ -206,9 +222,15 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 		ReconnectBudget: reconnectBudget(p, o),
 	}
 	err = r.Run(ctx, list)
+	var se *StepError
+	if errors.As(err, &se) {
+		se.Log = filepath.Join(runDir, rundir.LogsDir, se.Stage, se.Host+".log")
+	}
+	lv.stop()
+	console.Close()
 	md, rerr := report.Write(runDir, p, st, o.Version)
 	if rerr != nil {
-		fmt.Fprintf(o.ErrOut, "benchrig: report: %v\n", rerr)
+		fmt.Fprintf(o.ErrOut, "benchrig: report: %s\n", termsafe.String(rerr.Error()))
 	}
 	var incomplete *IncompleteError
 	if errors.As(err, &incomplete) {
@@ -249,7 +271,13 @@ func Status(w io.Writer, runDir string, perHost bool) error {
 	if err != nil {
 		return err
 	}
-	return rundir.PrintStatus(w, st, perHost)
+	// Errors and steps quote what hosts sent: shown, not acted on.
+	var b bytes.Buffer
+	if err := rundir.PrintStatus(&b, st, perHost); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, termsafe.String(b.String()))
+	return err
 }
 
 // Report writes the report of the run in runDir again and returns the

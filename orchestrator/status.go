@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/termsafe"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
 )
 
@@ -110,15 +111,16 @@ func Watch(ctx context.Context, w io.Writer, runDir string, o WatchOptions) erro
 				return err
 			}
 			var b bytes.Buffer
-			b.WriteString(clearScreen)
 			if err := rundir.PrintWatch(&b, v, st, o.Now()); err != nil {
 				return err
 			}
-			if _, err := w.Write(b.Bytes()); err != nil {
+			// The frame quotes what hosts sent; only our own clear
+			// screen acts on the terminal.
+			if _, err := io.WriteString(w, clearScreen+termsafe.String(b.String())); err != nil {
 				return err
 			}
 		default:
-			line := v.Line(o.Now())
+			line := termsafe.String(v.Line(o.Now()))
 			key := line[len("15:04:05"):]
 			if key != last {
 				last = key

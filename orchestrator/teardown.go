@@ -66,13 +66,19 @@ func Teardown(ctx context.Context, t *TeardownTarget, wipe bool, o Options) erro
 		}
 		return r.Run(ctx, list)
 	}
-	live := &syncWriter{w: o.Out}
-	ex, closeEx, err := newPlanExecutor(p, t.RunDir, live, o)
+	screen := &syncWriter{w: o.Out}
+	hostOut := io.Discard // each host's output is in its log (with a run directory)
+	if o.Verbose || t.RunDir == "" {
+		hostOut = screen
+	}
+	ex, closeEx, err := newPlanExecutor(p, t.RunDir, hostOut, screen, o)
 	if err != nil {
 		return err
 	}
 	defer closeEx()
-	observers := []runner.Observer{&runner.Console{W: live}}
+	console := &runner.Console{W: screen, Bars: o.Terminal && !o.Verbose, Limit: p.SSH.Concurrency}
+	defer console.Close()
+	observers := []runner.Observer{console}
 	if t.RunDir != "" {
 		observers = append(observers, &rundir.Logs{Dir: filepath.Join(t.RunDir, rundir.LogsDir)})
 	}

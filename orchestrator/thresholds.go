@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/benchrig/benchrig/internal/termsafe"
 	"github.com/benchrig/benchrig/orchestrator/compare"
 	"github.com/benchrig/benchrig/orchestrator/gate"
 	"github.com/benchrig/benchrig/orchestrator/plan"
@@ -20,11 +21,11 @@ type ThresholdsError = gate.FailedError
 func judgeRun(errOut io.Writer, runDir string, p *plan.Plan) error {
 	run, err := compare.Load(runDir)
 	if err != nil {
-		fmt.Fprintf(errOut, "benchrig: report: %v\n", err)
+		fmt.Fprintf(errOut, "benchrig: report: %s\n", termsafe.String(err.Error())) // it may quote a host's file
 		return nil
 	}
 	for _, w := range run.Report.Warnings {
-		fmt.Fprintf(errOut, "benchrig: warning: %s\n", w)
+		fmt.Fprintf(errOut, "benchrig: warning: %s\n", termsafe.String(w))
 	}
 	if p.Thresholds == nil {
 		return nil

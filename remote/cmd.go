@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/benchrig/benchrig/internal/redact"
 )
@@ -142,6 +143,10 @@ type ExitError struct {
 	StderrTail string // last lines of stderr, for the message
 }
 
+// Error names the host and the exit status and quotes the end of the
+// command's stderr, whole lines on lines of their own. It does not quote
+// the command: a step's is a script of many lines, which the dry-run
+// shows, and the host's log keeps with the whole output.
 func (e *ExitError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "host %s: command exited", e.Host)
@@ -150,9 +155,35 @@ func (e *ExitError) Error() string {
 	} else {
 		fmt.Fprintf(&b, " with status %d", e.Code)
 	}
-	fmt.Fprintf(&b, ": %s", e.Cmd)
-	if tail := strings.TrimSpace(e.StderrTail); tail != "" {
-		fmt.Fprintf(&b, ": %s", tail)
+	b.WriteString(quoteTail(e.StderrTail))
+	return b.String()
+}
+
+// maxTailLine bounds a quoted line of a command's output in an error
+// message (a host may print a megabyte without a newline); the log keeps
+// it whole.
+const maxTailLine = 2000
+
+// quoteTail is the end of a command's output as an error message quotes
+// it: each line on a line of its own, indented, after the message's
+// first line (which summaries show alone); "" when there is none.
+func quoteTail(tail string) string {
+	tail = strings.Trim(tail, "\n")
+	if strings.TrimSpace(tail) == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(tail, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if len(line) > maxTailLine {
+			cut := maxTailLine
+			for cut > 0 && !utf8.RuneStart(line[cut]) {
+				cut--
+			}
+			line = fmt.Sprintf("%s... (%d bytes more in the log)", line[:cut], len(line)-cut)
+		}
+		b.WriteString("\n    ")
+		b.WriteString(line)
 	}
 	return b.String()
 }

@@ -7,7 +7,9 @@
 // ExitError is the remote command's own non-zero status; a TimeoutError
 // is a command stopped at its Cmd.Timeout; a TransportError means the
 // host could not be reached or the connection broke, and only those are
-// worth retrying (SSH retries connects itself, never a started command).
+// worth retrying (SSH retries connects itself, never a started command),
+// unless Permanent says waiting cannot heal them (a refused host key or
+// login).
 //
 // The SSH executor (NewSSH) keeps one connection per host for all steps,
 // bounds handshakes in flight (sshd's MaxStartups) and sessions per

@@ -23,7 +23,7 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("host %s: command timed out after %v: %s", e.Host, e.Timeout, e.Cmd)
+	return fmt.Sprintf("host %s: command timed out after %v%s", e.Host, e.Timeout, quoteTail(e.StderrTail))
 }
 
 // Unwrap lets errors.Is(err, context.DeadlineExceeded) hold.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/benchrig/benchrig/internal/termsafe"
 )
 
 // DefaultFanout is Each's concurrency when none is given: pssh's and
@@ -88,7 +90,7 @@ func Failed(outs []Outcome) error {
 // the error) and a totals line:
 //
 //	host-01  ok          0.21s
-//	host-02  failed      0.20s  host host-02: command exited with status 1: false
+//	host-02  failed      0.20s  host host-02: command exited with status 1
 //	2 hosts: 1 ok, 1 failed
 func WriteSummary(w io.Writer, outs []Outcome) error {
 	width := 0
@@ -103,7 +105,7 @@ func WriteSummary(w io.Writer, outs []Outcome) error {
 		fmt.Fprintf(&b, "%-*s  %-9s  %6.2fs", width, o.Host, st, o.Duration.Seconds())
 		if o.Err != nil {
 			msg, _, _ := strings.Cut(o.Err.Error(), "\n")
-			fmt.Fprintf(&b, "  %s", msg)
+			fmt.Fprintf(&b, "  %s", termsafe.String(msg)) // it may quote the host
 		}
 		b.WriteByte('\n')
 	}

@@ -66,6 +66,21 @@ func (e *HostKeyError) Error() string {
 		e.Addr, e.KeyType, e.Got, strings.Join(e.Files, ", "))
 }
 
+// KnownHostsError is a new host key that accept-new could not record in
+// the known_hosts file (it does not exist and may not be created, or it
+// is not a regular file): the connection is refused, and stays refused
+// until the operator fixes the file or the flags.
+type KnownHostsError struct {
+	Addr string
+	Err  error
+}
+
+func (e *KnownHostsError) Error() string {
+	return fmt.Sprintf("accept new host key of %s: %v", e.Addr, e.Err)
+}
+
+func (e *KnownHostsError) Unwrap() error { return e.Err }
+
 // hostKeys checks host keys against known_hosts files under a policy. It
 // is shared by every connection of an executor; accept-new appends under
 // its lock so concurrent first connections write one line each.
@@ -217,7 +232,7 @@ func (h *hostKeys) callback(hostname string, remote net.Addr, key ssh.PublicKey)
 		return herr
 	}
 	if err := h.appendKey(hostname, remote, key); err != nil {
-		return fmt.Errorf("accept new host key of %s: %w", addr, err)
+		return &KnownHostsError{Addr: addr, Err: err}
 	}
 	h.new[addr] = append(h.new[addr], key)
 	return h.load()

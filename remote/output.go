@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/benchrig/benchrig/internal/termsafe"
 )
 
 // Console writes live command output from many hosts to one writer, one
@@ -29,14 +31,15 @@ func NewConsole(w io.Writer, names []string) *Console {
 	return c
 }
 
-// Line writes one line for host.
+// Line writes one line for host, its terminal controls made visible
+// (termsafe): the console is the operator's terminal, not the host's.
 func (c *Console) Line(host, line string) {
 	if c == nil || c.w == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fmt.Fprintf(c.w, "%-*s | %s\n", c.width, host, line)
+	fmt.Fprintf(c.w, "%-*s | %s\n", c.width, host, termsafe.String(line))
 }
 
 // maxLine bounds a line kept while waiting for its newline: a command

@@ -372,7 +372,7 @@ func (s *SSH) client(ctx context.Context, c *hostConn) (*ssh.Client, error) {
 			}
 			return cl, nil
 		}
-		if attempt >= s.cfg.DialRetries || permanent(err) || ctx.Err() != nil {
+		if attempt >= s.cfg.DialRetries || Permanent(err) || ctx.Err() != nil {
 			break
 		}
 		backoff := s.jitter(s.cfg.RetryBackoff << attempt)
@@ -385,15 +385,27 @@ func (s *SSH) client(ctx context.Context, c *hostConn) (*ssh.Client, error) {
 	return nil, err
 }
 
-// permanent reports dial errors that retrying cannot fix: a refused host
-// key or authentication. (A connect timeout is worth retrying; the
+// Permanent says whether err is a failure to connect that waiting cannot
+// heal, so a caller must not retry it (neither SSH's own dial retries nor
+// a runner's reconnect budget): a refused host key (unknown, or changed),
+// a new key that accept-new could not record (the known_hosts file does
+// not exist and may not be created), authentication refused, or no
+// algorithm in common. What can heal by waiting is not permanent: a
+// refused or reset connection, a timeout, a host gone silent. (The
 // caller's own context ending is checked separately.)
-func permanent(err error) bool {
+func Permanent(err error) bool {
+	if err == nil {
+		return false
+	}
 	var hk *HostKeyError
-	if errors.As(err, &hk) {
+	var kh *KnownHostsError
+	if errors.As(err, &hk) || errors.As(err, &kh) {
 		return true
 	}
-	return strings.Contains(err.Error(), "unable to authenticate")
+	// x/crypto/ssh has no types for these; its messages are stable
+	// (client_auth.go, common.go).
+	msg := err.Error()
+	return strings.Contains(msg, "unable to authenticate") || strings.Contains(msg, "no common algorithm")
 }
 
 // dial makes one connection attempt to e, through its jump hosts.

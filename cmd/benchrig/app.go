@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/benchrig/benchrig/internal/cliargs"
+	"github.com/benchrig/benchrig/internal/termsafe"
 )
 
 // version is set with -ldflags "-X main.version=...".
@@ -32,7 +33,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ExitErrHandler:       func(*cli.Context, error) {}, // run maps errors to exit codes itself
 		Description:          exitCodeHelp,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "verbose", Usage: "say more: every step's command line and output as it runs", EnvVars: []string{"BENCHRIG_VERBOSE"}},
+			&cli.BoolFlag{Name: "verbose", Usage: "say more: every host's output as it runs (run, resume and teardown show it on the console; it is always in the run directory's logs)", EnvVars: []string{"BENCHRIG_VERBOSE"}},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "say less: results and errors only", EnvVars: []string{"BENCHRIG_QUIET"}},
 		},
 		Before: func(c *cli.Context) error {
@@ -92,7 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "benchrig: %v\n", err)
+	// An error may quote a host's output: shown, not acted on.
+	fmt.Fprintf(stderr, "benchrig: %s\n", termsafe.String(err.Error()))
 	return exitCode(ctx, err)
 }
 

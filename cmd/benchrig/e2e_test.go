@@ -414,6 +414,60 @@ func TestEndToEndLocal(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "merge      done    1/1") {
 		t.Errorf("status: %v\n%s", err, out)
 	}
+	checkConsole(t, e.logs.String(), runDir)
+}
+
+// checkConsole: the console of a run of the demo plan, without
+// --verbose, is for a person (under 150 lines; the workload hosts'
+// per-second tables made it 1,109 for a minute's run), and the run
+// directory holds the same and more: output.log every line the console
+// showed, in order, and the live per-second lines of each workload host,
+// which logs/run/<host>.log holds as the host wrote them.
+func checkConsole(t *testing.T, console, runDir string) {
+	t.Helper()
+	if n := strings.Count(console, "\n"); n >= 150 {
+		t.Errorf("the console got %d lines, want under 150:\n%s", n, console)
+	}
+	outLog, err := os.ReadFile(filepath.Join(runDir, rundir.OutputLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := string(outLog)
+	for _, line := range strings.Split(strings.TrimSuffix(console, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "run directory: "), strings.HasPrefix(line, "run complete: "), strings.HasPrefix(line, "report: "),
+			strings.HasPrefix(line, "   preflight: "), strings.HasPrefix(line, "HOST "):
+			continue // said after (or before) the log was open; the preflight's brief (the log has every row)
+		}
+		i := strings.Index(rest, line+"\n")
+		if i < 0 {
+			t.Errorf("output.log lacks the console's line %q (or has it out of order)", line)
+			continue
+		}
+		rest = rest[i+len(line)+1:]
+	}
+	for _, h := range []string{"load1", "load2"} {
+		hostLog, err := os.ReadFile(filepath.Join(runDir, rundir.LogsDir, "run", h+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ticks := 0
+		for _, line := range strings.Split(string(hostLog), "\n") {
+			if !strings.Contains(line, "(this tick)") {
+				continue
+			}
+			ticks++
+			if !strings.Contains(string(outLog), h+" | "+line+"\n") {
+				t.Errorf("output.log lacks %s's live line %q", h, line)
+			}
+			if strings.Contains(console, line) {
+				t.Errorf("the console shows %s's per-second line %q without --verbose", h, line)
+			}
+		}
+		if ticks < 10 {
+			t.Errorf("logs/run/%s.log holds %d per-second lines of a 15s run", h, ticks)
+		}
+	}
 }
 
 // TestKillAndResume SIGKILLs the orchestrator once inside every stage of

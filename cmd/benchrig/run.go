@@ -32,6 +32,7 @@ func orchestratorFlags(o *orchestrator.Options, extra ...cli.Flag) ([]cli.Flag, 
 		if c.IsSet("reconnect-budget") && o.ReconnectBudget <= 0 {
 			o.ReconnectBudget = -1 // 0 on the command line: no re-attach
 		}
+		o.Verbose, o.Terminal = c.Bool("verbose"), isTerminal(c.App.Writer)
 		if isTerminal(c.App.ErrWriter) {
 			o.Connect.Progress = c.App.ErrWriter
 		}

@@ -16,7 +16,8 @@ const (
 	// StageSkipped: the stage finished in an earlier attempt.
 	StageSkipped
 	// StageChecked: the stage's Check judged every host (Text is its
-	// table; Err its verdict when it failed).
+	// table, Brief the table's rows that are not ok and a summary; Err
+	// its verdict when it failed).
 	StageChecked
 	// StageDone and StageFailed end a stage (Elapsed; Err).
 	StageDone
@@ -88,6 +89,7 @@ type Event struct {
 	Done, Of int
 	Listing  [][]stages.Step
 	Text     string
+	Brief    string
 	Value    int
 	Point    stages.SearchPoint
 	Earlier  bool

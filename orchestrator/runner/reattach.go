@@ -85,12 +85,13 @@ func (r *Runner) budget() time.Duration {
 }
 
 // transient says whether err is a dropped or refused connection that
-// a re-attach may cure.
+// a re-attach may cure. A refused host key or login is not: waiting
+// does not change it (remote.Permanent), so the step fails at once.
 func transient(err error) bool {
 	var te *remote.TransportError
 	var nr *NotRepeatedError
 	var ue *UnreachableError
-	return errors.As(err, &te) && !errors.As(err, &nr) && !errors.As(err, &ue)
+	return errors.As(err, &te) && !errors.As(err, &nr) && !errors.As(err, &ue) && !remote.Permanent(err)
 }
 
 // retrying runs op, and each time it fails with a transport error waits
@@ -175,7 +176,7 @@ func (r *Runner) reconnect(ctx context.Context, ev Event, o *outage, cause error
 			return ctx.Err()
 		}
 		var te *remote.TransportError
-		if !errors.As(err, &te) {
+		if !errors.As(err, &te) || remote.Permanent(err) {
 			return err // a refused host key, an unknown host: waiting will not help
 		}
 		cause = err

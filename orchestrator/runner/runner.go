@@ -73,10 +73,17 @@ type StepError struct {
 	Stage, Host, Step string
 	Err               error
 	msg               string
+	// Log, if set, is the file that holds the step's whole output (the
+	// run directory's logs/<stage>/<host>.log): the message points to it.
+	Log string
 }
 
 func (e *StepError) Error() string {
-	return fmt.Sprintf("stage %s: host %s: %s: %s", e.Stage, e.Host, e.Step, e.msg)
+	s := fmt.Sprintf("stage %s: host %s: %s: %s", e.Stage, e.Host, e.Step, e.msg)
+	if e.Log != "" {
+		s += "\n    its whole output: " + e.Log
+	}
+	return s
 }
 
 func (e *StepError) Unwrap() error { return e.Err }
@@ -162,9 +169,9 @@ func (r *Runner) runStage(ctx context.Context, idx int, st stages.Stage) error {
 		r.mu.Lock()
 		probes := append([]stages.ProbeResult(nil), r.probes...)
 		r.mu.Unlock()
-		text, verr := st.Check.Judge(probes)
+		text, brief, verr := st.Check.JudgeBrief(probes)
 		checked := ev
-		checked.Kind, checked.Text, checked.Err = StageChecked, text, verr
+		checked.Kind, checked.Text, checked.Brief, checked.Err = StageChecked, text, brief, verr
 		err = r.emit(checked)
 		if verr != nil {
 			// The verdict needs every host's answer: a resume asks them
@@ -352,7 +359,9 @@ func (r *Runner) runRecorded(ctx context.Context, idx int, st stages.Stage, s st
 		r.mu.Unlock()
 	}
 	if err != nil {
-		se := &StepError{Stage: st.Name, Host: s.Host, Step: s.What, Err: err, msg: Redact(s.Cmd, err.Error())}
+		// The step's host is named once (remote's errors name it too).
+		msg := strings.TrimPrefix(Redact(s.Cmd, err.Error()), "host "+s.Host+": ")
+		se := &StepError{Stage: st.Name, Host: s.Host, Step: s.What, Err: err, msg: msg}
 		ev.Kind, ev.Err = StepFailed, se
 		if oerr := r.emit(ev); oerr != nil {
 			return errors.Join(se, oerr)

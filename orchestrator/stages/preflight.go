@@ -222,6 +222,14 @@ func (c *Check) needsText() string {
 // Judge turns the probe answers into the check's table; an error fails
 // the stage.
 func (c *Check) Judge(results []ProbeResult) (string, error) {
+	table, _, err := judgePreflight(c, results)
+	return table, err
+}
+
+// JudgeBrief is Judge with, besides the table, its brief form for the
+// console of a large cluster: the header and the rows of the hosts that
+// are not ok, then a summary line (86 rows of "ok" say nothing).
+func (c *Check) JudgeBrief(results []ProbeResult) (table, brief string, err error) {
 	return judgePreflight(c, results)
 }
 
@@ -292,7 +300,7 @@ type hostCheck struct {
 
 // judgePreflight turns every host's report into one table; any failure
 // stops the run.
-func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
+func judgePreflight(pf *Check, results []ProbeResult) (string, string, error) {
 	wantArch := pf.Arch
 	answered := false
 	for _, r := range results {
@@ -301,7 +309,8 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
 	if !answered {
 		// Only the Recorder answers nothing at all (the script always
 		// prints): there is nothing to judge in a dry run.
-		return "   preflight: the checks are judged on the hosts' answers; a dry run has none\n", nil
+		text := "   preflight: the checks are judged on the hosts' answers; a dry run has none\n"
+		return text, text, nil
 	}
 	sort.SliceStable(results, func(i, j int) bool {
 		return hostIndex(pf.Hosts, results[i].Host) < hostIndex(pf.Hosts, results[j].Host)
@@ -420,9 +429,12 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
 		}
 		checks = append(checks, c)
 	}
-	var b strings.Builder
+	var b, brief strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tOS/ARCH\tDISK\tNOFILE\tCONNS\tCLOCK\tPORTS\tDISK BENCHMARK (fio 4k randrw 75/25)\tVERDICT")
+	btw := tabwriter.NewWriter(&brief, 0, 0, 2, ' ', 0)
+	const header = "HOST\tOS/ARCH\tDISK\tNOFILE\tCONNS\tCLOCK\tPORTS\tDISK BENCHMARK (fio 4k randrw 75/25)\tVERDICT"
+	fmt.Fprintln(tw, header)
+	warned, shown := 0, 0
 	for _, c := range checks {
 		verdict := "ok"
 		switch {
@@ -430,15 +442,33 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, error) {
 			verdict = "FAIL: " + strings.Join(c.failures, "; ")
 		case len(c.warnings) > 0:
 			verdict = "warn: " + strings.Join(c.warnings, "; ")
+			warned++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.host, c.arch, c.disk, c.nofile, dash(c.conns), c.clock, dash(c.ports), c.fio, verdict)
+		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.host, c.arch, c.disk, c.nofile, dash(c.conns), c.clock, dash(c.ports), c.fio, verdict)
+		fmt.Fprint(tw, row)
+		if verdict != "ok" {
+			if shown++; shown == 1 {
+				fmt.Fprintln(btw, header)
+			}
+			fmt.Fprint(btw, row)
+		}
 	}
 	tw.Flush()
+	btw.Flush()
 	b.WriteString(pf.limitsNote())
-	if failed > 0 {
-		return b.String(), &PreflightError{Failed: failed, Hosts: len(checks)}
+	fmt.Fprintf(&brief, "   preflight: %d of %d hosts ok", len(checks)-failed-warned, len(checks))
+	if warned > 0 {
+		fmt.Fprintf(&brief, ", %d with warnings", warned)
 	}
-	return b.String(), nil
+	if failed > 0 {
+		fmt.Fprintf(&brief, ", %d failed", failed)
+	}
+	brief.WriteString(" (every host's row: output.log)\n")
+	brief.WriteString(pf.limitsNote())
+	if failed > 0 {
+		return b.String(), brief.String(), &PreflightError{Failed: failed, Hosts: len(checks)}
+	}
+	return b.String(), brief.String(), nil
 }
 
 // PreflightError says the preflight checks failed on some hosts; the

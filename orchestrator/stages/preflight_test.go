@@ -72,7 +72,7 @@ func TestPreflightTable(t *testing.T) {
 		return ProbeResult{Host: host, Probe: "clock", Sent: sent, Received: sent.Add(2 * time.Millisecond),
 			Stdout: fmt.Sprintf("%d.%09d\n", at.Unix(), at.Nanosecond())}
 	}
-	table, err := check.Judge([]ProbeResult{
+	table, brief, err := check.JudgeBrief([]ProbeResult{
 		{Host: "load2", Probe: "preflight", Stdout: base + "path=/home/b\nnofile_hard=1048576\nnofile_ok=1\nfio=skipped\n"},
 		clock("load2", -3*time.Millisecond),
 		{Host: "db1", Probe: "preflight", Stdout: base + "path=/data/db1\nnofile_hard=1048576\nport_26257=free\nport_8080=free\n" +
@@ -86,6 +86,11 @@ func TestPreflightTable(t *testing.T) {
 		t.Errorf("want 2 of 3 hosts failed, got %v", err)
 	}
 	goldenfile.Check(t, "preflight/table.golden", []byte(table))
+	// The console's brief: the rows not ok (load2 passes) and a summary.
+	goldenfile.Check(t, "preflight/brief.golden", []byte(brief))
+	if strings.Contains(brief, "load2") || !strings.Contains(brief, "1 of 3 hosts ok, 2 failed") {
+		t.Errorf("brief:\n%s", brief)
+	}
 }
 
 // TestPreflightOpenFilesReal reads this machine's limit with the real
