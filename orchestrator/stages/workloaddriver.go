@@ -142,11 +142,29 @@ func (f cockroachFlavor) workloadPartition(st *Stage) {
 	h := p.Workload[0]
 	args := append(workloadCommand(p, "run", "tpcc"), "--partitions", strconv.Itoa(t.Partitions))
 	args = append(args, f.partitionFlags()...)
-	args = append(args, "--warehouses", strconv.Itoa(t.Warehouses), "--duration", t.PartitionRun.String(), "--ramp", "1ms",
-		workloadURL(p.Nodes[0]))
+	args = append(args, "--warehouses", strconv.Itoa(t.Warehouses), "--duration", t.PartitionRun.String(), "--ramp", "1ms")
+	for _, n := range p.Nodes {
+		args = append(args, workloadURL(n))
+	}
 	st.add(Step{Host: h.Name, Kind: Job, What: "partition the tables (workload run; " + notJudged + ")", JobName: "partition", JobDir: h.Dir + "/jobs",
-		Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(t.Ulimit, args)}, Shows: "-- " + notJudged + " (workload prints its figures, exits 0)\n" + f.partitionShows()})
+		Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(t.Ulimit, args)}, Positional: len(p.Nodes),
+		Shows: "-- " + notJudged + " (workload prints its figures, exits 0)\n-- " + partitionURLsNote + "\n" + f.partitionShows()})
 }
+
+// partitionURLsNote says why the partitioning run names every node where
+// the recipe names one. The partitioning itself takes one connection
+// (workload v20.1 partitions in Ops before it opens a pool:
+// pkg/workload/tpcc/tpcc.go:585 at 0cb10f369aa9, partitionAndScatter
+// over a single database/sql handle), but the short run after it opens
+// workload's whole --conns, 2 per warehouse (tpcc.go:278), split evenly
+// over the URLs (tpcc.go:604). On one URL that is 200,000 connections
+// from one host to one ip:port at 100,000 warehouses, where a source
+// address has one local port per connection to a destination: 28,232
+// with Linux's default net.ipv4.ip_local_port_range (32768-60999), so
+// the step would fail after the import with "cannot assign requested
+// address". Over every node's URL it is 2,470 per node; preflight checks
+// every host's count per destination against its range.
+const partitionURLsNote = "every node's URL, where the recipe names one: the short run's connections spread over the nodes (one ip:port takes at most one connection per local port of the workload host)"
 
 // workloadRunStep is one host's allocation or measured run: args is
 // workload's argv without the URLs, which come from the addrs file.
