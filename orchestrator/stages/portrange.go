@@ -69,9 +69,9 @@ func urlDest(s string) string {
 }
 
 // portRangeScript prints the two sysctls preflight reads, for the
-// preflight script: port_range=LOW HIGH and reserved_ports=LIST.
-const portRangeScript = `echo "port_range=$(tr -s ' \t' '  ' </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)"
-echo "reserved_ports=$(cat /proc/sys/net/ipv4/ip_local_reserved_ports 2>/dev/null)"`
+// preflight script: local_port_range=LOW HIGH and local_reserved_ports=LIST (not port_*, which are the listening checks).
+const portRangeScript = `echo "local_port_range=$(tr -s ' \t' '  ' </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)"
+echo "local_reserved_ports=$(cat /proc/sys/net/ipv4/ip_local_reserved_ports 2>/dev/null)"`
 
 // LocalPorts is the number of local ports connect() may use: the ports of
 // net.ipv4.ip_local_port_range ("LOW HIGH", as /proc prints it) less those
@@ -128,7 +128,7 @@ func parsePort(s string) (int, error) {
 // a failure ("" when none). A host that did not say its range (not
 // Linux) is not judged.
 func judgeDest(d DestConns, kv map[string]string) (cell, failure string) {
-	n, lo, hi, err := LocalPorts(kv["port_range"], kv["reserved_ports"])
+	n, lo, hi, err := LocalPorts(kv["local_port_range"], kv["local_reserved_ports"])
 	if err != nil {
 		return fmt.Sprintf("%d to one ip:port, local ports unknown", d.Conns), ""
 	}

@@ -64,7 +64,7 @@ func FuzzLocalPorts(f *testing.F) {
 // not judged.
 func TestJudgeDest(t *testing.T) {
 	d := DestConns{Conns: 200000, Dest: "10.0.1.11:26257", Step: "partition"}
-	cell, fail := judgeDest(d, map[string]string{"port_range": "32768 60999"})
+	cell, fail := judgeDest(d, map[string]string{"local_port_range": "32768 60999"})
 	for _, want := range []string{"the partition step opens 200000 connections from this host to 10.0.1.11:26257", "net.ipv4.ip_local_port_range 32768-60999 gives 28232 local ports", "cannot assign requested address", "widen the range"} {
 		if !strings.Contains(fail, want) {
 			t.Errorf("failure lacks %q: %s", want, fail)
@@ -73,11 +73,11 @@ func TestJudgeDest(t *testing.T) {
 	if cell != "200000 to one ip:port of 28232 local ports (too many)" {
 		t.Errorf("cell %q", cell)
 	}
-	_, fail = judgeDest(DestConns{Conns: 28232, Dest: "a:1", Step: "run"}, map[string]string{"port_range": "32768 60999"})
+	_, fail = judgeDest(DestConns{Conns: 28232, Dest: "a:1", Step: "run"}, map[string]string{"local_port_range": "32768 60999"})
 	if fail != "" {
 		t.Errorf("28232 connections in a 28232-port range failed: %s", fail)
 	}
-	_, fail = judgeDest(DestConns{Conns: 28232, Dest: "a:1", Step: "run"}, map[string]string{"port_range": "32768 60999", "reserved_ports": "40000"})
+	_, fail = judgeDest(DestConns{Conns: 28232, Dest: "a:1", Step: "run"}, map[string]string{"local_port_range": "32768 60999", "local_reserved_ports": "40000"})
 	if !strings.Contains(fail, "less 1 reserved") {
 		t.Errorf("a reserved port in the range: %q", fail)
 	}
@@ -124,14 +124,14 @@ func TestPartitionStepPerDestination100k(t *testing.T) {
 			if d.Conns != 2470 {
 				t.Errorf("partition step: %d connections to %s, want 2470 (200,000 over 81 nodes, rounded up)", d.Conns, d.Dest)
 			}
-			if _, fail := judgeDest(d, map[string]string{"port_range": "32768\t60999"}); fail != "" {
+			if _, fail := judgeDest(d, map[string]string{"local_port_range": "32768\t60999"}); fail != "" {
 				t.Errorf("refused on Linux's default range: %s", fail)
 			}
 			// The recipe's one URL, as it was compiled before.
 			one := part[0]
 			one.urls, one.per = one.urls[:1], []int{one.need.Conns}
 			d = destConnsOf(map[string][]hostConns{"workload1": {one}})["workload1"]
-			if _, fail := judgeDest(d, map[string]string{"port_range": "32768\t60999"}); !strings.Contains(fail, "the partition step opens") {
+			if _, fail := judgeDest(d, map[string]string{"local_port_range": "32768\t60999"}); !strings.Contains(fail, "the partition step opens") {
 				t.Errorf("the recipe's single URL passes: %+v", d)
 			}
 		})
