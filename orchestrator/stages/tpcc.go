@@ -103,6 +103,10 @@ func (w tpccWorkload) Allocate(st *Stage) {
 	w.c.tpccRun(st, "allocate", w.c.p.TPCC.AllocateRamp, plan.Duration(time.Millisecond), false)
 }
 
+// readyBarrierNote is how a measured run step says it starts from the
+// start barrier (runner/barrier.go, tpcc/ready.go).
+const readyBarrierNote = "starts from the ready barrier: it opens and warms its connections, writes its ready file and waits; once every host is ready benchrig writes one start instant (then + --start-lead) into every host's start file"
+
 // allocationNotJudged is how an allocation step says it has no verdict.
 const allocationNotJudged = "not judged: the allocation's measured window is 1 s (--duration 1ms), too short for any verdict; workload judges no run"
 
@@ -265,6 +269,9 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}}
 		if histograms {
 			s.Window = plan.HistogramFile(p, i, rd)
+			if s.StartAt {
+				s.Ready, s.Shows = true, "-- "+readyBarrierNote
+			}
 		} else {
 			s.Shows = "-- " + allocationNotJudged
 		}

@@ -184,8 +184,21 @@ func workloadRunStep(p *plan.Plan, h plan.Host, what, job string, startAt bool, 
 		// runner's --start-at lands first, where the script looks.
 		Positional: len(cmd) - len(head),
 		Cmd:        remote.Cmd{Dir: h.Dir, Args: cmd},
-		Shows:      "-- as the recipe: " + RecipeLine(p.TPCC.Ulimit, args),
+		Shows:      "-- as the recipe: " + RecipeLine(p.TPCC.Ulimit, args) + workloadStartNote(startAt),
 	}
+}
+
+// workloadStartNote says how far workload's common start holds: the
+// runner's --start-at makes every host exec workload at one instant, but
+// workload opens and warms its connections after that (NewMultiConnPool
+// in Ops: pkg/workload/pgx_helpers.go:94 at 0cb10f369aa9) and has no
+// ready barrier to wait at, so each host's ramp begins when its own
+// warm-up ends.
+func workloadStartNote(startAt bool) string {
+	if !startAt {
+		return ""
+	}
+	return "\n-- starts at one instant, then warms up: workload has no ready barrier, so each host's ramp begins after its own warm-up"
 }
 
 // notJudged is how the partitioning run's step says it has no verdict.
