@@ -119,8 +119,10 @@ func (r *Runner) runBarrier(ctx context.Context, st stages.Stage, b *barrier) er
 			if err != nil {
 				continue // the host's own step re-attaches; ask again
 			}
-			if text, ok := strings.CutPrefix(string(res.Stdout), "ready "); ok {
-				at, _ := time.Parse(time.RFC3339Nano, strings.TrimSpace(text)) // zero when unreadable: still ready
+			if text, ok := strings.CutPrefix(string(res.Stdout), "ready "); ok && strings.TrimSpace(text) != "" {
+				// An empty file is one being written; text that is not an
+				// instant is a ready host whose time is unknown (zero).
+				at, _ := time.Parse(time.RFC3339Nano, strings.TrimSpace(text))
 				ready[h] = at
 				order = append(order, h)
 				pending--
@@ -145,15 +147,13 @@ func (r *Runner) runBarrier(ctx context.Context, st stages.Stage, b *barrier) er
 		}
 		files, _, _ := b.state(h)
 		cmd := remote.Cmd{Args: []string{"sh", "-c", startScript, "sh", files[1], instant}, Quiet: true}
-		var err error
-		for try := 0; try < 3; try++ {
-			if _, err = r.Exec.Run(ctx, h, cmd); err == nil || ctx.Err() != nil {
-				break
-			}
-			if r.sleep(ctx, poll) != nil {
-				break
-			}
-		}
+		// Safe to repeat: a dropped connection is redialed within the
+		// reconnect budget, as a step's would be.
+		s := stages.Step{Host: h, Kind: stages.Exec, What: "write the start instant", Idempotent: true, Cmd: cmd}
+		err := r.retrying(ctx, Event{Stage: st.Name, Host: h, Step: s}, s, func(ctx context.Context) error {
+			_, err := r.Exec.Run(ctx, h, cmd)
+			return err
+		})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil

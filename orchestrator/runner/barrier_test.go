@@ -18,7 +18,7 @@ import (
 const barrierJob = `warm=$1 out=$2; shift 2
 for a; do case $a in --ready-file=*) r=${a#*=};; --start-file=*) s=${a#*=};; esac; done
 sleep "$warm"
-date -u +%Y-%m-%dT%H:%M:%S.%NZ > "$r"
+date -u +%Y-%m-%dT%H:%M:%S.%NZ > "$r.tmp" && mv "$r.tmp" "$r"
 while [ ! -f "$s" ]; do sleep 0.02; done
 printf '%s %s\n' "$(cat "$r")" "$(cat "$s")" > "$out"`
 
