@@ -43,6 +43,10 @@ type Result struct {
 	// this host started after it, by its own clock (run only).
 	StartAt      *time.Time `json:"start_at,omitempty"`
 	StartDelayMs *float64   `json:"start_delay_ms,omitempty"`
+	// ReadyAt is when this host's connections were open and warmed, by
+	// its own clock, with the start barrier (--ready-file): the start
+	// instant was fixed after every host's (run only).
+	ReadyAt *time.Time `json:"ready_at,omitempty"`
 
 	// ElapsedSeconds is the measured interval; TpmC its New-Orders per
 	// minute; Efficiency is 100 × TpmC / (WarehouseFactor ×
@@ -198,9 +202,13 @@ func NewResult(cfg RunConfig, res *RunResult, runErr error) *Result {
 	if res.Result != nil {
 		r.EfficiencyWarehouses = res.Result.Warehouses
 	}
-	if !cfg.StartAt.IsZero() {
-		at, ms := cfg.StartAt.UTC(), histogram.Millis(int64(res.StartDelay))
+	if start := res.StartAt; !start.IsZero() {
+		at, ms := start.UTC(), histogram.Millis(int64(res.StartDelay))
 		r.StartAt, r.StartDelayMs = &at, &ms
+	}
+	if !res.ReadyAt.IsZero() {
+		at := res.ReadyAt.UTC()
+		r.ReadyAt = &at
 	}
 	var retries, done int64
 	for t := range numTxnTypes {

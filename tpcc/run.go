@@ -50,10 +50,13 @@ type RunConfig struct {
 	// 1-minute partitioning run is such a run: workload's PostRun prints
 	// its figures and returns nil, whatever they are.
 	NoVerdict bool
-	StartAt   time.Time   // zero: now
-	Seed      uint64      // run randomness (0: from the clock)
-	Retry     RetryPolicy // for 40001/40P01: backoff and budgets (zero fields: defaults)
-	Isolation pgx.TxIsoLevel
+	StartAt   time.Time // zero: now
+	// ReadyFile and StartFile are the start barrier (ready.go): both or
+	// neither, and not with StartAt.
+	ReadyFile, StartFile string
+	Seed                 uint64      // run randomness (0: from the clock)
+	Retry                RetryPolicy // for 40001/40P01: backoff and budgets (zero fields: defaults)
+	Isolation            pgx.TxIsoLevel
 
 	// CockroachDB workload's run flags (workloadflags.go).
 	Version                Version           // the cluster's release: URL mapping, worker count, partitioning (zero: v20.1's)
@@ -118,8 +121,12 @@ type RunResult struct {
 	RetryWork, RetryBackoff [numTxnTypes]time.Duration
 	Isolation               pgx.TxIsoLevel
 	StartDelay              time.Duration // how late the run started after StartAt (0 without it)
-	Audit                   []AuditResult
-	Result                  *histogram.Result // cumulative histograms
+	// StartAt is the instant the run started at (--start-at, or the
+	// start file's); ReadyAt when it became ready (the start barrier's
+	// ready file; zero without it).
+	StartAt, ReadyAt time.Time
+	Audit            []AuditResult
+	Result           *histogram.Result // cumulative histograms
 }
 
 // AuditError is returned when an audit check or the efficiency fails.
@@ -419,6 +426,12 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 			return nil, fmt.Errorf("tpcc run: warm connections: %w", err)
 		}
 	}
+	var readyAt time.Time
+	if cfg.StartFile != "" {
+		if readyAt, cfg.StartAt, err = awaitStart(ctx, &cfg, out); err != nil {
+			return nil, err
+		}
+	}
 	if !cfg.StartAt.IsZero() {
 		if d := cfg.StartAt.Sub(cfg.Now()); d > 0 {
 			fmt.Fprintf(out, "Waiting %s for --start-at %s\n", d.Round(time.Millisecond), cfg.StartAt.Format(time.RFC3339Nano))
@@ -607,6 +620,7 @@ loop:
 	res.AllActive = cfg.ActiveWarehouses
 	res.WorkloadEfficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * float64(cfg.ActiveWarehouses))
 	res.StartDelay = startDelay
+	res.ReadyAt, res.StartAt = readyAt, cfg.StartAt
 	res.Isolation = iso
 	res.Audit = audit(c, res, loaded, cfg.Wait)
 	rep.final(res)
@@ -674,8 +688,9 @@ func newRunResult(final []histogram.Interval, c *counters, elapsed time.Duration
 	return res
 }
 
-// openPools opens one pool of perURL connections per URL, kept open
-// (MinConns) so the run does not pay for connecting.
+// openPools opens one pool of perURL connections per URL, all opened
+// before the run (at most MaxDialsPerURL at a time per URL, dial.go) and
+// kept open, so the run does not pay for connecting.
 func openPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExecMode) ([]*pgxpool.Pool, error) {
 	pools := make([]*pgxpool.Pool, 0, len(urls))
 	for i, u := range urls {
@@ -684,8 +699,7 @@ func openPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExe
 			closePools(pools)
 			return nil, fmt.Errorf("tpcc run: URL %d: %w", i+1, err)
 		}
-		pc.MaxConns = int32(perURL)
-		pc.MinConns = int32(perURL)
+		keepConns(pc, perURL)
 		// Statements are prepared once per connection and cached:
 		// the run phase sends only Bind/Execute.
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
@@ -699,6 +713,10 @@ func openPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExe
 			return nil, fmt.Errorf("tpcc run: connect %s: %w", redact.URL(u), err)
 		}
 		pools = append(pools, p)
+	}
+	if err := fillPools(ctx, urls, pools, perURL); err != nil {
+		closePools(pools)
+		return nil, err
 	}
 	return pools, nil
 }

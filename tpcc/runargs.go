@@ -36,6 +36,8 @@ type RunArgs struct {
 	TolerateErrors bool          `flag:"tolerate-errors" usage:"count transaction errors instead of stopping at the first"`
 	NoVerdict      bool          `flag:"no-verdict" usage:"report the audit checks but judge nothing (exit 0 whatever they say; the result says judged: false), as workload treats the recipes' 1-minute partitioning run"`
 	StartAt        string        `flag:"start-at" usage:"RFC3339 TIME to start at, so that several hosts start together" arg:"TIME"`
+	ReadyFile      string        `flag:"ready-file" usage:"start barrier: once connected and warmed, write the instant to FILE, then wait for --start-file" arg:"FILE"`
+	StartFile      string        `flag:"start-file" usage:"start barrier: wait (up to 6h) until FILE holds the RFC3339 instant to start at, written once every host is ready" arg:"FILE"`
 	DisplayEvery   time.Duration `flag:"display-every" usage:"progress and histogram tick period"`
 	RunSeed        uint64        `flag:"run-seed" usage:"seed of the run's random streams (default: from the clock; --seed is workload's data seed)"`
 
@@ -152,6 +154,13 @@ func (a RunArgs) Config(out io.Writer) (RunConfig, RunOutputs, error) {
 			return bad(fmt.Errorf("--start-at: %w", err))
 		}
 	}
+	switch {
+	case (a.ReadyFile == "") != (a.StartFile == ""):
+		return bad(errors.New("--ready-file and --start-file go together (the start barrier)"))
+	case a.StartFile != "" && a.StartAt != "":
+		return bad(errors.New("--start-at and the start barrier (--start-file) exclude each other"))
+	}
+	cfg.ReadyFile, cfg.StartFile = a.ReadyFile, a.StartFile
 	o := a.Outputs
 	if a.PrometheusPort < 0 || a.PrometheusPort > 65535 {
 		return bad(fmt.Errorf("--prometheus-port %d: want 1-65535, or 0 for none", a.PrometheusPort))

@@ -25,6 +25,8 @@ var PlanSetFlags = map[string]string{
 	"workers":            "set from tpcc.workers (or tpcc.sweep)",
 	"conns":              "set from tpcc.conns",
 	"start-at":           "benchrig sets it so that every workload host starts together",
+	"ready-file":         "benchrig sets it: the start barrier",
+	"start-file":         "benchrig sets it: the start barrier",
 	"cockroach-version":  "set from tpcc.cockroach_version",
 	"db":                 "set from tpcc.database",
 }

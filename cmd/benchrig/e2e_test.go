@@ -402,11 +402,22 @@ func TestEndToEndLocal(t *testing.T) {
 	}
 	runDir := e.runDir()
 	e.checkResult(runDir)
+	// The two hosts started from the ready barrier: the runner said so
+	// once both were ready, and the report shows their warm-ups' spread.
+	if out := e.logs.String(); !strings.Contains(out, "start barrier: 2 of 2 hosts ready") {
+		t.Errorf("the run stage did not start from the ready barrier:\n%s", out)
+	}
+	if md, err := os.ReadFile(filepath.Join(runDir, "report.md")); err != nil || !strings.Contains(string(md), "They started from the ready barrier") {
+		t.Errorf("the report does not show the ready barrier: %v\n%s", err, md)
+	}
 	executed, err := os.ReadFile(filepath.Join(runDir, "steps.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, want := sortedJournal(string(executed)), sortedJournal(e.dryRunJournal())
+	// The start barrier's files are named after the job, which a run
+	// tags with its directory's name (runner.jobName); the dry-run has
+	// no run directory.
+	got, want := sortedJournal(strings.ReplaceAll(string(executed), "."+filepath.Base(runDir)+".", ".")), sortedJournal(e.dryRunJournal())
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("executed steps differ from the dry-run's:\n--- dry-run\n%s\n--- executed\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}

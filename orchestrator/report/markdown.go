@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -102,6 +103,16 @@ func markdown(r *Report, plots, hostPlots []string) string {
 				fmt.Fprintf(&b, "- %s: %.3f ms\n", Escape(h), s.PerHost[h])
 			}
 			b.WriteString("\n")
+			if len(s.ReadyAt) > 0 && s.StartAt != nil {
+				fmt.Fprintf(&b, "They started from the ready barrier: each opened and warmed its connections, then waited; their warm-ups ended %.3f s apart, and the common start instant %s was fixed after the last (by each host's own clock, ready before the start):\n\n",
+					s.ReadySpread/1000, s.StartAt.UTC().Format(time.RFC3339Nano))
+				for _, h := range hosts {
+					if at, ok := s.ReadyAt[h]; ok {
+						fmt.Fprintf(&b, "- %s: ready %.3f s before the start\n", Escape(h), s.StartAt.Sub(at).Seconds())
+					}
+				}
+				b.WriteString("\n")
+			}
 		}
 		if len(r.Clock) > 0 {
 			b.WriteString("Clock offsets against the orchestrator (host minus orchestrator, ± half the round trip):\n\n| host | offset ms | round trip ms |\n|---|---:|---:|\n")

@@ -258,6 +258,12 @@ type HostAudit struct {
 type Skew struct {
 	PerHost map[string]float64 `json:"per_host_ms"` // each host's delay after --start-at
 	Spread  float64            `json:"spread_ms"`   // max - min
+	// With the start barrier: when each host became ready (its warm-up
+	// ended, by its clock), how far apart, and the instant all started
+	// at, fixed after the last was ready.
+	ReadyAt     map[string]time.Time `json:"ready_at,omitempty"`
+	ReadySpread float64              `json:"ready_spread_ms,omitempty"`
+	StartAt     *time.Time           `json:"start_at,omitempty"`
 }
 
 // ClockOffset is a host's clock minus this machine's, from the probe.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/orchestrator/plan"
@@ -141,10 +142,27 @@ func (r *Report) hostFindings(hosts []hostRun) {
 		if d := h.res.StartDelayMs; d != nil {
 			skew.PerHost[h.host] = *d
 		}
+		if at := h.res.ReadyAt; at != nil {
+			if skew.ReadyAt == nil {
+				skew.ReadyAt = map[string]time.Time{}
+			}
+			skew.ReadyAt[h.host] = *at
+			skew.StartAt = h.res.StartAt
+		}
 	}
 	if len(skew.PerHost) == 0 {
 		return
 	}
+	var early, late time.Time
+	for _, at := range skew.ReadyAt {
+		if early.IsZero() || at.Before(early) {
+			early = at
+		}
+		if late.IsZero() || at.After(late) {
+			late = at
+		}
+	}
+	skew.ReadySpread = float64(late.Sub(early)) / float64(time.Millisecond)
 	first := true
 	var lo, hi float64
 	for _, v := range skew.PerHost {

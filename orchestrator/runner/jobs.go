@@ -12,17 +12,24 @@ import (
 	"github.com/benchrig/benchrig/remote"
 )
 
-func (r *Runner) job(ctx context.Context, ev Event, s stages.Step) (remote.Result, error) {
+// jobName is a job's name on its host: the step's, tagged with the run
+// and the attempt, so that a job left by another run or attempt is never
+// taken for this one's.
+func (r *Runner) jobName(stage int, s stages.Step) string {
 	name := s.JobName
 	if r.JobTag != "" {
 		name += "." + r.JobTag
 		if r.Progress != nil {
-			if a := r.Progress.Attempt(ev.StageIndex, s.Host); a > 0 {
+			if a := r.Progress.Attempt(stage, s.Host); a > 0 {
 				name += fmt.Sprintf(".a%d", a)
 			}
 		}
 	}
-	j := remote.Job{Host: s.Host, Dir: s.JobDir, Name: name}
+	return name
+}
+
+func (r *Runner) job(ctx context.Context, ev Event, s stages.Step) (remote.Result, error) {
+	j := remote.Job{Host: s.Host, Dir: s.JobDir, Name: r.jobName(ev.StageIndex, s)}
 	res := remote.Result{Host: s.Host}
 	switch s.JobMode {
 	case stages.JobDetach:

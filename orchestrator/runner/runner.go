@@ -212,15 +212,23 @@ func (r *Runner) runPhase(ctx context.Context, idx int, st stages.Stage, list []
 		pos[h] += len(steps[h])
 	}
 	startAt := ""
+	var bar *barrier
 	for _, s := range list {
-		if s.StartAt {
+		if s.StartAt && s.Ready && bar == nil {
+			bar = newBarrier(hosts)
+		}
+		if s.StartAt && !s.Ready && startAt == "" {
 			startAt = r.now().Add(r.StartLead).UTC().Format(time.RFC3339Nano)
-			break
 		}
 	}
 	journals := make([][]stages.Step, len(hosts)) // index = host order
-	g, gctx := errgroup.WithContext(ctx)
+	pctx, pcancel := context.WithCancelCause(ctx)
+	defer pcancel(nil)
+	g, gctx := errgroup.WithContext(pctx)
 	switch {
+	case bar != nil:
+		// Every host at once: a host held back by the limit would keep
+		// the others waiting at the barrier.
 	case st.Serial:
 		g.SetLimit(1)
 	case st.Limit > 0 && (r.Limit <= 0 || st.Limit < r.Limit):
@@ -228,24 +236,46 @@ func (r *Runner) runPhase(ctx context.Context, idx int, st stages.Stage, list []
 	case r.Limit > 0:
 		g.SetLimit(r.Limit)
 	}
+	if bar != nil {
+		go func() {
+			err := r.runBarrier(gctx, st, bar)
+			if err != nil {
+				pcancel(err) // the jobs waiting at the barrier would wait for nothing
+			}
+			bar.err <- err
+		}()
+	}
 	done := 0
 	var doneMu sync.Mutex
 	for i, h := range hosts {
 		g.Go(func() error {
+			if bar != nil {
+				defer bar.end(h)
+			}
 			for k, s := range steps[h] {
 				n := first[h] + k // the step's index among the host's steps
 				if track && r.Progress != nil && n < r.Progress.StepsDone(idx, h) {
 					continue
 				}
 				digest := s.Digest() // as compiled, before the start instant is added
-				if s.StartAt {
+				switch {
+				case s.StartAt && s.Ready:
+					ready, start := barrierFiles(s.JobDir, r.jobName(idx, s))
+					at := len(s.Cmd.Args) - s.Positional
+					s.Cmd.Args = insertFlag(insertFlag(s.Cmd.Args, at, "--start-file="+fromDir(s.Cmd.Dir, start)), at, "--ready-file="+fromDir(s.Cmd.Dir, ready))
+					bar.join(h, ready, start)
+				case s.StartAt:
 					s.Cmd.Args = insertFlag(s.Cmd.Args, len(s.Cmd.Args)-s.Positional, "--start-at="+startAt)
 				}
 				journals[i] = append(journals[i], s)
 				if !track {
 					n = -1
 				}
-				if err := r.runRecorded(gctx, idx, st, s, n, digest); err != nil {
+				err := r.runRecorded(gctx, idx, st, s, n, digest)
+				if s.Ready && bar != nil {
+					bar.end(h)
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -257,6 +287,13 @@ func (r *Runner) runPhase(ctx context.Context, idx int, st stages.Stage, list []
 		})
 	}
 	err := g.Wait()
+	if bar != nil {
+		// Every host has ended, so the barrier has too; its failure
+		// is what stopped the hosts.
+		if berr := <-bar.err; berr != nil {
+			err = berr
+		}
+	}
 	if lerr := r.emit(Event{Kind: PhaseDone, Stage: st.Name, StageIndex: idx, Hosts: hosts, Listing: journals}); err == nil {
 		err = lerr
 	}

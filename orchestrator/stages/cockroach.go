@@ -265,6 +265,8 @@ func (f cockroachFlavor) partition(st *Stage, c *compiler) {
 	// before running. workload never judges that run (its PostRun prints
 	// and returns nil), so benchrig's runs with --no-verdict: a low
 	// efficiency after a cold start must not stop a plan hours into it.
+	// The run goes to every node's URL, not the recipe's one
+	// (partitionURLsNote).
 	if p.TPCC.Driver == plan.DriverWorkload {
 		f.workloadPartition(st)
 	} else {
@@ -272,11 +274,13 @@ func (f cockroachFlavor) partition(st *Stage, c *compiler) {
 		args := append([]string{"./benchrig", "tpcc", "run"}, f.versionFlags()...)
 		args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
 		args = append(args, f.partitionFlags()...)
+		urls := f.urls()
 		args = append(args, "--warehouses", strconv.Itoa(p.TPCC.Warehouses), "--duration", p.TPCC.PartitionRun.String(), "--ramp", "1ms",
-			"--no-verdict", c.f.urls()[0])
+			"--no-verdict")
+		args = append(args, urls...)
 		st.add(Step{Host: w.Name, Kind: Job, What: "partition the tables (" + notJudged + ")", JobName: "partition",
-			JobDir: w.Dir + "/jobs", Cmd: remote.Cmd{Dir: w.Dir, Args: withUlimit(p.TPCC.Ulimit, args)},
-			Shows: "-- " + notJudged + " (--no-verdict: its audit is printed, never a failure)\n" + f.partitionShows()})
+			JobDir: w.Dir + "/jobs", Cmd: remote.Cmd{Dir: w.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}, Positional: len(urls),
+			Shows: "-- " + notJudged + " (--no-verdict: its audit is printed, never a failure)\n-- " + partitionURLsNote + "\n" + f.partitionShows()})
 	}
 	st.then()
 	f.waitReplicated(st)

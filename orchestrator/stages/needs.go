@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/tpcc"
@@ -40,7 +41,8 @@ type NodeConns struct {
 type hostConns struct {
 	need HostNeed
 	urls []string
-	per  []int // connections to urls[i]
+	per  []int  // connections to urls[i]
+	step string // the step, for preflight's reasons: "run", "allocate", "partition"
 }
 
 // runNeeds is the tpcc run step's needs on each workload host: the
@@ -51,28 +53,48 @@ func (w tpccWorkload) runNeeds() map[string][]hostConns {
 	c, p := w.c, w.c.p
 	out := map[string][]hostConns{}
 	rounds := p.Rounds()
+	steps := make([]string, len(rounds))
+	for i, rd := range rounds {
+		steps[i] = strings.TrimSpace("run " + rd.Label)
+	}
 	if slices.Contains(p.Stages, "allocate") {
 		rounds = append(rounds, plan.Round{})
+		steps = append(steps, "allocate")
 	}
-	for _, rd := range rounds {
+	for i, rd := range rounds {
 		for _, h := range p.Workload {
 			urls := c.f.runURLs(h)
-			cfg := runConfig(p, h, rd, urls)
-			hc := hostConns{urls: urls, need: HostNeed{Ulimit: p.TPCC.Ulimit}}
-			n, err := tpcc.RunNeeds(cfg)
-			if err != nil {
-				hc.need.Err = err.Error()
-			} else {
-				hc.need.Terminals, hc.need.Conns, hc.need.OpenFiles = n.Terminals, n.Conns, n.OpenFiles
-				for range urls {
-					// RunNeeds counts the same number on every URL.
-					hc.per = append(hc.per, n.Conns/len(urls))
-				}
-			}
-			out[h.Name] = append(out[h.Name], hc)
+			out[h.Name] = append(out[h.Name], sizeRun(runConfig(p, h, rd, urls), p.TPCC.Ulimit, steps[i]))
 		}
 	}
+	if _, crdb := c.f.(cockroachFlavor); crdb && slices.Contains(p.Stages, "partition") && p.TPCC.Partitions > 1 {
+		// The partitioning run (cockroachFlavor.partition), alone on the
+		// first workload host, over every node's URL, every partition.
+		h := p.Workload[0]
+		cfg := tpcc.RunConfig{URLs: c.f.urls(), Warehouses: p.TPCC.Warehouses, ActiveWarehouses: p.TPCC.Warehouses,
+			Partitions: p.TPCC.Partitions, Wait: 1, Profile: tpcc.Profile(p.TPCC.Profile)}
+		if p.TPCC.Driver == plan.DriverWorkload {
+			cfg.Conns = connsPerWarehouse * cfg.ActiveWarehouses // workload's default --conns
+		}
+		out[h.Name] = append(out[h.Name], sizeRun(cfg, p.TPCC.Ulimit, "partition"))
+	}
 	return out
+}
+
+// sizeRun is one run step's needs, from tpcc.RunNeeds.
+func sizeRun(cfg tpcc.RunConfig, ulimit int, step string) hostConns {
+	hc := hostConns{urls: cfg.URLs, need: HostNeed{Ulimit: ulimit}, step: step}
+	n, err := tpcc.RunNeeds(cfg)
+	if err != nil {
+		hc.need.Err = err.Error()
+		return hc
+	}
+	hc.need.Terminals, hc.need.Conns, hc.need.OpenFiles = n.Terminals, n.Conns, n.OpenFiles
+	for range cfg.URLs {
+		// RunNeeds counts the same number on every URL.
+		hc.per = append(hc.per, n.Conns/len(cfg.URLs))
+	}
+	return hc
 }
 
 // runConfig is the configuration runRound's flags give `benchrig tpcc
@@ -94,6 +116,13 @@ func runConfig(p *plan.Plan, h plan.Host, rd plan.Round, urls []string) tpcc.Run
 		// Validation accepts a factor, as the driver's --wait does.
 		if f, err := strconv.ParseFloat(p.TPCC.Wait, 64); err == nil {
 			cfg.Wait = f
+		}
+	}
+	if p.TPCC.Driver == plan.DriverWorkload && p.Flavor == plan.Cockroach && cfg.Workers == 0 && cfg.Conns == 0 {
+		// The --workers and --conns runRound passes a host driving a
+		// share of the partitions (v25.1+, crdb_affinity.go).
+		if n := (cockroachFlavor{p}).affinityShare(h, cfg.ActiveWarehouses); n > 0 {
+			cfg.Workers, cfg.Conns = n*terminalsPerWarehouse, n*connsPerWarehouse
 		}
 	}
 	if p.TPCC.Driver == plan.DriverWorkload && cfg.Conns == 0 && cfg.Wait != 0 {
@@ -122,7 +151,7 @@ func (w crudWorkload) runNeeds() map[string][]hostConns {
 	out := map[string][]hostConns{}
 	for _, h := range p.Workload {
 		urls := c.f.urls()
-		hc := hostConns{urls: urls, need: HostNeed{Terminals: g, Conns: g, OpenFiles: g + crudFdReserve, Ulimit: p.TPCC.Ulimit}}
+		hc := hostConns{urls: urls, need: HostNeed{Terminals: g, Conns: g, OpenFiles: g + crudFdReserve, Ulimit: p.TPCC.Ulimit}, step: "run"}
 		for i := range urls {
 			hc.per = append(hc.per, g/len(urls)+btoi(i < g%len(urls))) // i < len(urls): no division by 0
 		}
@@ -139,11 +168,13 @@ func btoi(b bool) int {
 }
 
 // needsOf sums a workload's needs: per workload host the most of its
-// rounds; per node the most connections any one round sends it, against
-// its limit.
-func (c *compiler) needsOf(w needer) (map[string]HostNeed, map[string]NodeConns) {
+// rounds, and the most connections one of its steps opens to one
+// destination; per node the most connections any one round sends it,
+// against its limit.
+func (c *compiler) needsOf(w needer) (map[string]HostNeed, map[string]NodeConns, map[string]DestConns) {
 	p := c.p
 	byHost := w.runNeeds()
+	dests := destConnsOf(byHost)
 	urlNode := map[string]string{}
 	urls := c.f.urls()
 	for i, u := range urls {
@@ -195,7 +226,7 @@ func (c *compiler) needsOf(w needer) (map[string]HostNeed, map[string]NodeConns)
 		nc.Max, nc.Limit, nc.Setting = limit, text, setting
 		nodes[n] = nc
 	}
-	return hosts, nodes
+	return hosts, nodes, dests
 }
 
 // PostgreSQL's defaults for the connection limit (runtime-config-connection).

@@ -195,7 +195,7 @@ func (f postgresFlavor) server() pgServer {
 	if f.c.pg == nil {
 		conns := 0
 		if n, ok := f.c.w.(needer); ok {
-			_, nodes := f.c.needsOf(n)
+			_, nodes, _ := f.c.needsOf(n)
 			conns = nodes[f.primary().Name].Conns
 		}
 		sv := pgServerFor(f.p, conns)

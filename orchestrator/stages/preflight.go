@@ -41,6 +41,7 @@ for d in "$dev" "$(echo "$dev" | sed 's/p\{0,1\}[0-9]*$//')"; do
 done
 echo "rotational=$rot"
 echo "nofile_hard=$(ulimit -Hn)"
+` + portRangeScript + `
 if [ "$nofile" -gt 0 ] 2>/dev/null; then
   if (ulimit -n "$nofile") 2>/dev/null; then echo "nofile_ok=1"; else echo "nofile_ok=0"; fi
 fi
@@ -110,7 +111,7 @@ func (c *compiler) preflight(st *Stage, w Workload) {
 		MinFreeGB: pf.MinFreeGB, MaxClockOffset: pf.MaxClockOffset.Std(), MinReadIOPS: pf.MinReadIOPS,
 		FioSize: pf.FioSize, FioRuntime: pf.FioRuntime.Std()}
 	if n, ok := w.(needer); ok {
-		st.Check.Needs, st.Check.Conns = c.needsOf(n)
+		st.Check.Needs, st.Check.Conns, st.Check.Dests = c.needsOf(n)
 	}
 	if r, ok := c.f.(refuser); ok {
 		st.Check.Refusals = r.refusals()
@@ -145,6 +146,10 @@ type Check struct {
 	// Refusals are what a host's server would refuse at its start, found
 	// from the plan: the host fails with them whatever it answers.
 	Refusals map[string][]string
+	// Dests is, per workload host, the most connections one of its steps
+	// opens to one destination ip:port, which the host's local port
+	// range bounds (portrange.go).
+	Dests map[string]DestConns
 }
 
 // String says what the check judges, for the dry-run.
@@ -169,7 +174,7 @@ func (c *Check) String() string {
 		}
 		arch = append(arch, a+" "+on)
 	}
-	text := fmt.Sprintf("%s of %d hosts: fails below %s GB free, a clock off by more than %s, a busy port or a too-low open-files limit", c.Kind, len(c.Hosts), strconv.FormatFloat(c.MinFreeGB, 'f', -1, 64), plan.FormatDuration(c.MaxClockOffset))
+	text := fmt.Sprintf("%s of %d hosts: fails below %s GB free, a clock off by more than %s, a busy port, a too-low open-files limit or more connections to one ip:port than the local port range allows", c.Kind, len(c.Hosts), strconv.FormatFloat(c.MinFreeGB, 'f', -1, 64), plan.FormatDuration(c.MaxClockOffset))
 	if len(arch) > 0 {
 		text += ", a host unlike its binary (" + strings.Join(arch, "; ") + ")"
 	}
@@ -215,6 +220,15 @@ func (c *Check) needsText() string {
 	}
 	if node != "" {
 		text += fmt.Sprintf(" and sends %s to %s (limit: %s)", nConns(nc.Conns), node, nc.Limit)
+	}
+	dh, d := "", DestConns{}
+	for _, h := range c.Hosts {
+		if x, ok := c.Dests[h]; ok && (dh == "" || x.Conns > d.Conns) {
+			dh, d = h, x
+		}
+	}
+	if dh != "" {
+		text += fmt.Sprintf("; at most %s from one host to one ip:port (%s's %s step, to %s), against each host's net.ipv4.ip_local_port_range", nConns(d.Conns), dh, d.Step, d.Dest)
 	}
 	return text
 }
@@ -365,6 +379,13 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, string, error) {
 		if need, ok := pf.Needs[r.Host]; ok {
 			var failure string
 			c.nofile, c.conns, failure = judgeOpenFiles(need, kv)
+			if failure != "" {
+				c.failures = append(c.failures, failure)
+			}
+		}
+		if d, ok := pf.Dests[r.Host]; ok && d.Conns > 0 {
+			cell, failure := judgeDest(d, kv)
+			c.conns = strings.TrimPrefix(c.conns+", "+cell, ", ")
 			if failure != "" {
 				c.failures = append(c.failures, failure)
 			}

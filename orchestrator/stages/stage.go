@@ -118,6 +118,12 @@ type Step struct {
 	// host of the stage: the runner appends --start-at with the instant it
 	// chose once every host is connected.
 	StartAt bool
+	// Ready puts a StartAt job behind the start barrier instead: the
+	// runner gives it --ready-file and --start-file (files beside the
+	// job's), waits until every host's job has written its ready file
+	// (connections open and warmed) or ended, then writes one instant,
+	// now + the start lead, into every ready host's start file.
+	Ready bool
 	// Window marks a job that is a measured run: the histogram file it
 	// writes (relative to the host's directory). When such a job dies
 	// before its end (killed by a signal, or gone without an exit

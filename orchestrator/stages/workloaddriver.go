@@ -142,11 +142,29 @@ func (f cockroachFlavor) workloadPartition(st *Stage) {
 	h := p.Workload[0]
 	args := append(workloadCommand(p, "run", "tpcc"), "--partitions", strconv.Itoa(t.Partitions))
 	args = append(args, f.partitionFlags()...)
-	args = append(args, "--warehouses", strconv.Itoa(t.Warehouses), "--duration", t.PartitionRun.String(), "--ramp", "1ms",
-		workloadURL(p.Nodes[0]))
+	args = append(args, "--warehouses", strconv.Itoa(t.Warehouses), "--duration", t.PartitionRun.String(), "--ramp", "1ms")
+	for _, n := range p.Nodes {
+		args = append(args, workloadURL(n))
+	}
 	st.add(Step{Host: h.Name, Kind: Job, What: "partition the tables (workload run; " + notJudged + ")", JobName: "partition", JobDir: h.Dir + "/jobs",
-		Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(t.Ulimit, args)}, Shows: "-- " + notJudged + " (workload prints its figures, exits 0)\n" + f.partitionShows()})
+		Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(t.Ulimit, args)}, Positional: len(p.Nodes),
+		Shows: "-- " + notJudged + " (workload prints its figures, exits 0)\n-- " + partitionURLsNote + "\n" + f.partitionShows()})
 }
+
+// partitionURLsNote says why the partitioning run names every node where
+// the recipe names one. The partitioning itself takes one connection
+// (workload v20.1 partitions in Ops before it opens a pool:
+// pkg/workload/tpcc/tpcc.go:585 at 0cb10f369aa9, partitionAndScatter
+// over a single database/sql handle), but the short run after it opens
+// workload's whole --conns, 2 per warehouse (tpcc.go:278), split evenly
+// over the URLs (tpcc.go:604). On one URL that is 200,000 connections
+// from one host to one ip:port at 100,000 warehouses, where a source
+// address has one local port per connection to a destination: 28,232
+// with Linux's default net.ipv4.ip_local_port_range (32768-60999), so
+// the step would fail after the import with "cannot assign requested
+// address". Over every node's URL it is 2,470 per node; preflight checks
+// every host's count per destination against its range.
+const partitionURLsNote = "every node's URL, where the recipe names one: the short run's connections spread over the nodes (one ip:port takes at most one connection per local port of the workload host)"
 
 // workloadRunStep is one host's allocation or measured run: args is
 // workload's argv without the URLs, which come from the addrs file.
@@ -166,8 +184,21 @@ func workloadRunStep(p *plan.Plan, h plan.Host, what, job string, startAt bool, 
 		// runner's --start-at lands first, where the script looks.
 		Positional: len(cmd) - len(head),
 		Cmd:        remote.Cmd{Dir: h.Dir, Args: cmd},
-		Shows:      "-- as the recipe: " + RecipeLine(p.TPCC.Ulimit, args),
+		Shows:      "-- as the recipe: " + RecipeLine(p.TPCC.Ulimit, args) + workloadStartNote(startAt),
 	}
+}
+
+// workloadStartNote says how far workload's common start holds: the
+// runner's --start-at makes every host exec workload at one instant, but
+// workload opens and warms its connections after that (NewMultiConnPool
+// in Ops: pkg/workload/pgx_helpers.go:94 at 0cb10f369aa9) and has no
+// ready barrier to wait at, so each host's ramp begins when its own
+// warm-up ends.
+func workloadStartNote(startAt bool) string {
+	if !startAt {
+		return ""
+	}
+	return "\n-- starts at one instant, then warms up: workload has no ready barrier, so each host's ramp begins after its own warm-up"
 }
 
 // notJudged is how the partitioning run's step says it has no verdict.

@@ -1,0 +1,120 @@
+package tpcc
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/tpcc/pgtest"
+)
+
+// silentServer accepts TCP connections and never answers: a connection
+// stays in its startup handshake until the client gives up. It counts the
+// connections open at once and the most there ever were.
+type silentServer struct {
+	ln        net.Listener
+	mu        sync.Mutex
+	open, top int
+}
+
+func newSilentServer(t *testing.T) *silentServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &silentServer{ln: ln}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.open++
+			s.top = max(s.top, s.open)
+			s.mu.Unlock()
+			go func() {
+				var b [512]byte
+				for {
+					if _, err := c.Read(b[:]); err != nil {
+						break
+					}
+				}
+				c.Close()
+				s.mu.Lock()
+				s.open--
+				s.mu.Unlock()
+			}()
+		}
+	}()
+	return s
+}
+
+func (s *silentServer) url() string {
+	return "postgres://u@" + s.ln.Addr().String() + "/db?sslmode=disable"
+}
+
+// TestOpenPoolsDialsAtMost100PerURL: a run's pools open their
+// connections at most MaxDialsPerURL at a time per URL, every URL at
+// once, as workload's warm-up does (pgxpool's MinConns would dial all
+// 250 per URL at the same instant). Two servers that never finish a
+// handshake each see exactly 100 connections, and openPools fails when
+// its context ends.
+func TestOpenPoolsDialsAtMost100PerURL(t *testing.T) {
+	a, b := newSilentServer(t), newSilentServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	pools, err := openPools(ctx, []string{a.url(), b.url()}, 250, 0)
+	if err == nil {
+		closePools(pools)
+		t.Fatal("openPools succeeded against servers that never answer")
+	}
+	if !strings.Contains(err.Error(), "connect") {
+		t.Errorf("error does not say it failed connecting: %v", err)
+	}
+	for i, s := range []*silentServer{a, b} {
+		s.mu.Lock()
+		top := s.top
+		s.mu.Unlock()
+		if top != MaxDialsPerURL {
+			t.Errorf("server %d saw at most %d connections being established at once, want %d", i+1, top, MaxDialsPerURL)
+		}
+	}
+}
+
+// TestOpenPoolsKeepsItsConnections: against real PostgreSQL, openPools
+// returns with every pool holding its perURL connections open (the
+// server counts them) before the run starts.
+func TestOpenPoolsKeepsItsConnections(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.Setting("max_connections", "200"))
+	url := srv.NewDatabase(t)
+	ctx := context.Background()
+	pools, err := openPools(ctx, []string{url, url}, 80, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closePools(pools)
+	for i, p := range pools {
+		if st := p.Stat(); st.TotalConns() != 80 || st.IdleConns() != 80 {
+			t.Errorf("pool %d: %d connections, %d idle; want 80 open and idle", i+1, st.TotalConns(), st.IdleConns())
+		}
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 160 {
+		t.Errorf("the server has %d connections of the run, want 160", n)
+	}
+}
