@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 )
@@ -104,12 +103,7 @@ func validatePublished(ps *problems, p *Plan) {
 	for i := range pub.Latency {
 		l := &pub.Latency[i]
 		where := fmt.Sprintf("published.latency[%d]", i)
-		if !slices.Contains(thresholdOps, l.Op) {
-			ps.at(p.nodeOr(&l.Op), "%s.op: want one of %s, got %q%s", where, strings.Join(thresholdOps, ", "), l.Op, suggest(l.Op, thresholdOps))
-		}
-		if !slices.Contains(Percentiles, l.Percentile) {
-			ps.at(p.nodeOr(&l.Percentile), "%s.percentile: want one of %s, got %q%s", where, strings.Join(Percentiles, ", "), l.Percentile, suggest(l.Percentile, Percentiles))
-		}
+		checkOpPercentile(ps, p, where, &l.Op, &l.Percentile)
 		if l.Value <= 0 || l.Value > time.Hour {
 			ps.at(p.nodeOr(&l.Value), "%s.value: want a duration from 1ns to 1h, such as 486.5ms", where)
 		}

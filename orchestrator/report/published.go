@@ -61,14 +61,14 @@ func (r *Report) published(p *plan.Plan) {
 	if len(res) == 0 {
 		return
 	}
-	run := &PublishedRun{Of: of, TpmC: medianOf(res, func(x *Result) float64 { return x.TpmC })}
+	run := &PublishedRun{Of: of, TpmC: Median(res, func(x *Result) float64 { return x.TpmC })}
 	run.TpmCPercent = 100 * run.TpmC / v.TpmC
 	if v.Efficiency > 0 {
 		factor := histogram.DeckWarehouseFactor
 		if v.EfficiencyBasis == plan.EfficiencyWorkload {
 			factor = histogram.SpecWarehouseFactor
 		}
-		e := medianOf(res, func(x *Result) float64 {
+		e := Median(res, func(x *Result) float64 {
 			if x.Warehouses <= 0 {
 				return 0
 			}
@@ -81,14 +81,14 @@ func (r *Report) published(p *plan.Plan) {
 		if l.Op != "*" {
 			var seen []*Result
 			for _, x := range res {
-				if opCount(x, l.Op) > 0 {
+				if x.OpCount(l.Op) > 0 {
 					seen = append(seen, x)
 				}
 			}
 			// Repeats without a transaction of this type have no
 			// latency for it.
 			if len(seen) > 0 {
-				ms := medianOf(seen, func(x *Result) float64 { return opPercentile(x, l.Op, l.Percentile) })
+				ms := Median(seen, func(x *Result) float64 { return x.OpPercentile(l.Op, l.Percentile) })
 				lr.Ms = &ms
 			}
 		}
@@ -97,9 +97,9 @@ func (r *Report) published(p *plan.Plan) {
 	r.Published.Run = run
 }
 
-// medianOf is the median of get over res (not empty), as check-result
-// takes a figure of repeats.
-func medianOf(res []*Result, get func(*Result) float64) float64 {
+// Median is the median of get over res (not empty): how check-result and
+// the published comparison take a figure of repeats.
+func Median(res []*Result, get func(*Result) float64) float64 {
 	xs := make([]float64, len(res))
 	for i, x := range res {
 		xs[i] = get(x)
@@ -133,7 +133,8 @@ func (r *Report) comparable() ([]*Result, string) {
 	return out, fmt.Sprintf("the median of %d repeats", len(out))
 }
 
-func opCount(r *Result, op string) int64 {
+// OpCount is how many transactions op completed (0: none, or no such op).
+func (r *Result) OpCount(op string) int64 {
 	for _, o := range r.Ops {
 		if o.Name == op {
 			return o.Count
@@ -142,7 +143,9 @@ func opCount(r *Result, op string) int64 {
 	return 0
 }
 
-func opPercentile(r *Result, op, percentile string) float64 {
+// OpPercentile is op's latency at percentile (p50, p90, p95, p99 or
+// max) in ms; 0 for an op the result does not have.
+func (r *Result) OpPercentile(op, percentile string) float64 {
 	for _, o := range r.Ops {
 		if o.Name != op {
 			continue
