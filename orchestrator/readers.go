@@ -125,6 +125,21 @@ func CheckResult(a CheckResultArgs) error {
 	if err != nil {
 		return err
 	}
+	if !a.Quiet && len(run.Report.IncompleteHosts()) == 0 {
+		// Information, not a threshold: how the run compares with the
+		// result its recipe page publishes (report.json's, or the plan
+		// copy's for a report written before the plan had one).
+		pub := run.Report.Published
+		if pub == nil {
+			if p, err := runPlan(run.Dir); err == nil && p.Published != nil {
+				run.Report.ComparePublished(p)
+				pub = run.Report.Published
+			}
+		}
+		if pub != nil {
+			fmt.Fprintf(a.Out, "check-result: %s: %s\n", run.Name, pub.Line())
+		}
+	}
 	if !a.FlagsSet {
 		pt, err := PlanThresholds(run.Dir)
 		if err != nil {

@@ -27,6 +27,9 @@ func judgeRun(errOut io.Writer, runDir string, p *plan.Plan) error {
 	for _, w := range run.Report.Warnings {
 		fmt.Fprintf(errOut, "benchrig: warning: %s\n", termsafe.String(w))
 	}
+	if pub := run.Report.Published; pub != nil && len(run.Report.IncompleteHosts()) == 0 {
+		fmt.Fprintf(errOut, "benchrig: %s\n", pub.Line())
+	}
 	if p.Thresholds == nil {
 		return nil
 	}
@@ -42,13 +45,18 @@ func judgeRun(errOut io.Writer, runDir string, p *plan.Plan) error {
 // (its plan copy), nil when it has none: what `check-result RUN` checks
 // without flags.
 func PlanThresholds(runDir string) (*plan.Thresholds, error) {
-	st, err := rundir.Open(runDir)
-	if err != nil {
-		return nil, err
-	}
-	p, err := loadRunPlan(runDir, st, plan.Options{ReadOnly: true})
+	p, err := runPlan(runDir)
 	if err != nil {
 		return nil, err
 	}
 	return p.Thresholds, nil
+}
+
+// runPlan is the plan the run in runDir ran (its plan copy), read only.
+func runPlan(runDir string) (*plan.Plan, error) {
+	st, err := rundir.Open(runDir)
+	if err != nil {
+		return nil, err
+	}
+	return loadRunPlan(runDir, st, plan.Options{ReadOnly: true})
 }

@@ -700,6 +700,11 @@ func openPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExe
 			return nil, fmt.Errorf("tpcc run: URL %d: %w", i+1, err)
 		}
 		keepConns(pc, perURL)
+		// No ping when a connection idle for over a second is acquired
+		// (pgxpool's default): it is a round trip inside the measured
+		// transaction, and workload's pgx v3 pool sends none. A dead
+		// connection fails its transaction and is not reused.
+		pc.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
 		// Statements are prepared once per connection and cached:
 		// the run phase sends only Bind/Execute.
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement

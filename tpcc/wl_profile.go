@@ -30,7 +30,7 @@ const (
 	ProfilePipelined Profile = "pipelined"
 	// ProfileWorkload is CockroachDB workload's load (v20.1,
 	// docs/fidelity/v20.1.md): its statements in its order and round
-	// trips (New-Order in 13), retries under SAVEPOINT cockroach_restart
+	// trips (New-Order in 15), retries under SAVEPOINT cockroach_restart
 	// without a limit, 2 connections per active warehouse of the whole
 	// run on every host, warmed before the run, workers starting
 	// linearly over --ramp, and its NURand constants. The default on

@@ -14,12 +14,15 @@ import (
 )
 
 // The workload profile's transactions: CockroachDB workload v20.1's
-// statements, in its order, one round trip each, inside BEGIN, SAVEPOINT
+// statements, in its order and its round trips, inside BEGIN, SAVEPOINT
 // cockroach_restart ... RELEASE SAVEPOINT cockroach_restart, COMMIT
 // (docs/fidelity/v20.1.md cites each). Statements with parameters are
-// prepared on every connection at warm-up (workload's --method=prepare);
-// statements workload formats with values inline go as simple queries,
-// as its pgx v3 sends a query without arguments.
+// prepared on every connection at warm-up (workload's --method=prepare)
+// and take one round trip each. Statements workload formats with values
+// inline go as its pgx v3.6.2 sends them without arguments: an Exec as a
+// simple query (one round trip), a Query as an unnamed statement
+// prepared, then executed (two round trips: New-Order's item and stock
+// SELECTs, Delivery's UPDATE "order" ... RETURNING).
 //
 // Where a statement is CockroachDB-only SQL, PostgreSQL gets the nearest
 // statement that parses there, and a golden pins both
@@ -125,12 +128,17 @@ func (t *wlTx) exec(sql string, args ...any) error {
 	return err
 }
 
-// query runs sql and calls each for every row; simple sends it as a
-// simple query (a statement with values inline).
-func (t *wlTx) query(sql string, simple bool, args []any, each func(pgx.Rows) error) error {
+// query runs sql and calls each for every row. inline is a statement
+// with its values inline, which workload sends through pgx v3's QueryEx
+// without arguments: Parse and Describe of the unnamed statement, Sync,
+// wait; then Bind and Execute, Sync, wait (QueryEx's prepareEx("", sql),
+// then sendPreparedQuery). pgx v5's describe-exec mode sends the same
+// messages in the same two round trips.
+func (t *wlTx) query(sql string, inline bool, args []any, each func(pgx.Rows) error) error {
 	t.trips++
-	if simple {
-		args = append([]any{pgx.QueryExecModeSimpleProtocol}, args...)
+	if inline {
+		t.trips++
+		args = append([]any{pgx.QueryExecModeDescribeExec}, args...)
 	}
 	rows, err := t.c.Query(t.ctx, sql, args...)
 	if err != nil {
@@ -400,9 +408,10 @@ func wlNewOrderLinesSQL(oID, dID, wID int32, lines []wlLine) string {
 
 // newOrder is workload's New-Order: UPDATE district, SELECT warehouse,
 // SELECT customer, SELECT item, SELECT stock, INSERT order, INSERT
-// new_order, UPDATE stock, INSERT order_line: 9 statements, 13 round
-// trips with BEGIN, SAVEPOINT, RELEASE and COMMIT. A rollback (1%) ends
-// after the item SELECT finds the unused id missing.
+// new_order, UPDATE stock, INSERT order_line: 9 statements, 15 round
+// trips with BEGIN, SAVEPOINT, RELEASE and COMMIT (the item and stock
+// SELECTs take two each). A rollback (1%) ends after the item SELECT
+// finds the unused id missing: 8 round trips with its ROLLBACK.
 func (p *workloadProfile) newOrder(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
 	in := p.drawNewOrder(w, wID)
 	entry := time.Now().UTC().Format(wlTime)
@@ -643,7 +652,8 @@ func wlDeliverySQL(wID, carrier int32, date string, orders, customers []wlPair, 
 // delivery is workload's Delivery: per district SELECT the oldest new
 // order and SELECT its lines' sum, then UPDATE order, UPDATE customer,
 // DELETE new_order, UPDATE order_line for all districts at once: up to
-// 24 statements, 28 round trips.
+// 24 statements, 29 round trips (the UPDATE "order" ... RETURNING takes
+// two).
 func (p *workloadProfile) delivery(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
 	carrier := int32(w.rng.Int(1, 10))
 	date := time.Now().UTC().Format(wlTime)

@@ -104,3 +104,23 @@ func TestCheckResultPlanThresholds(t *testing.T) {
 		t.Errorf("flags did not replace the plan's thresholds: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestCheckResultPublished: check-result says how the run compares with
+// its plan's published result (from the plan copy when report.json,
+// written before, has none), whatever the thresholds say; --quiet keeps
+// it quiet.
+func TestCheckResultPublished(t *testing.T) {
+	published := "published:\n  page: https://www.cockroachlabs.com/docs/v20.1/performance-benchmarking-with-tpc-c-10-warehouses\n  release: v19.2\n  year: 2019\n  tpmc: 50\n"
+	dir := planRun(t, "runB", published+"thresholds:\n  min_tpmc: 45\n")
+	code, out, errOut := runCLI(t, "check-result", dir)
+	if code != exitOK || !strings.Contains(out, ": 46.9 tpmC = 93.8 % of the published 50 (measured on v19.2, 2019)\n") || !strings.Contains(out, "meets every threshold") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	dir = planRun(t, "runB", published+"thresholds:\n  min_tpmc: 48\n")
+	if code, out, errOut := runCLI(t, "check-result", dir); code != exitCheck || !strings.Contains(out, "% of the published 50") {
+		t.Errorf("a missed threshold: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if code, out, _ := runCLI(t, "check-result", "--quiet", dir, "--min-tpmc", "1"); code != exitOK || out != "" {
+		t.Errorf("--quiet: exit %d, stdout %q", code, out)
+	}
+}

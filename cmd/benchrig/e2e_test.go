@@ -1110,7 +1110,12 @@ func (e *e2e) runningJob(host string) int {
 // and the one-line reason, and check-result without flags says the same
 // from the plan copy.
 func TestHostMetricsAndThresholds(t *testing.T) {
-	e := newE2E(t, "12s", planOpts{top: "thresholds:\n  min_tpmc: 1000000000\n"})
+	// The published reference: the v20.1 10-warehouse page's figures (a
+	// CockroachDB result; here only something to set the run beside).
+	published := "published:\n  page: https://www.cockroachlabs.com/docs/v20.1/performance-benchmarking-with-tpc-c-10-warehouses\n" +
+		"  release: v19.2\n  year: 2019\n  tpmc: 121.6\n  efficiency_percent: 94.6\n  efficiency_basis: workload\n" +
+		"  latency:\n    - {op: newOrder, percentile: p95, value: 71.3ms}\n"
+	e := newE2E(t, "12s", planOpts{top: "thresholds:\n  min_tpmc: 1000000000\n" + published})
 	e.start("run", "--runs-dir", e.runs, "--start-lead", "2s", e.plan)
 	// status --watch follows the run from its run stage to its end, as
 	// plain lines (its output is a pipe), with the live merged tpmC.
@@ -1159,6 +1164,19 @@ func TestHostMetricsAndThresholds(t *testing.T) {
 	out, err := exec.Command(e.bin, "check-result", runDir).CombinedOutput()
 	if code := exitCodeOf(err); code != exitCheck || !strings.Contains(string(out), "(min-tpmc)") {
 		t.Errorf("check-result without flags: exit %d\n%s", code, out)
+	}
+	// The plan's published reference beside the run's figures: in
+	// report.json, report.md, the run's last lines and check-result's.
+	if r.Published == nil || r.Published.Run == nil || r.Published.Run.TpmC != r.Result.TpmC || r.Published.TpmC != 121.6 {
+		t.Fatalf("report.json's published reference: %+v", r.Published)
+	}
+	line := regexp.MustCompile(`[0-9,]+\.[0-9] tpmC = [0-9.]+ % of the published 121\.6 \(measured on v19\.2, 2019\)`)
+	t.Logf("published: %s", r.Published.Line())
+	if !strings.Contains(string(md), "## Published reference") || !line.Match(md) || !strings.Contains(string(md), "| newOrder p95 |") {
+		t.Errorf("report.md lacks the published reference beside the run:\n%s", md)
+	}
+	if !line.Match(out) || !line.MatchString(e.logs.String()) {
+		t.Errorf("check-result or the run does not compare with the published result:\n%s\n%s", out, lastN(e.logs.String(), 20))
 	}
 }
 

@@ -102,7 +102,7 @@ func Evaluate(run *compare.Run, t Thresholds, baseline *compare.Run) (passed []s
 		}
 	}
 	var fails []string
-	tpmc := median(res, func(r *report.Result) float64 { return r.TpmC })
+	tpmc := report.Median(res, func(r *report.Result) float64 { return r.TpmC })
 	if t.MinTpmC > 0 {
 		if tpmc < t.MinTpmC {
 			fails = append(fails, fmt.Sprintf("tpmC %.1f < %g (min-tpmc)", tpmc, t.MinTpmC))
@@ -110,7 +110,7 @@ func Evaluate(run *compare.Run, t Thresholds, baseline *compare.Run) (passed []s
 			passed = append(passed, fmt.Sprintf("tpmC %.1f >= %g (min-tpmc)", tpmc, t.MinTpmC))
 		}
 	}
-	if eff := median(res, func(r *report.Result) float64 { return r.Efficiency }); t.MinEfficiency > 0 {
+	if eff := report.Median(res, func(r *report.Result) float64 { return r.Efficiency }); t.MinEfficiency > 0 {
 		if eff < t.MinEfficiency {
 			fails = append(fails, fmt.Sprintf("efficiency %.2f%% < %g%% (min-efficiency)", eff, t.MinEfficiency))
 		} else {
@@ -131,7 +131,7 @@ func Evaluate(run *compare.Run, t Thresholds, baseline *compare.Run) (passed []s
 			// latency for it (their report says 0).
 			var seen []*report.Result
 			for _, r := range res {
-				if opCount(r, op) > 0 {
+				if r.OpCount(op) > 0 {
 					seen = append(seen, r)
 				}
 			}
@@ -141,7 +141,7 @@ func Evaluate(run *compare.Run, t Thresholds, baseline *compare.Run) (passed []s
 				}
 				continue
 			}
-			got := median(seen, func(r *report.Result) float64 { return opValue(r, op, l.Percentile) })
+			got := report.Median(seen, func(r *report.Result) float64 { return r.OpPercentile(op, l.Percentile) })
 			if limit := float64(l.Max) / float64(time.Millisecond); got > limit {
 				fails = append(fails, fmt.Sprintf("%s %s %sms > %s (max-%s)", op, l.Percentile, strconv.FormatFloat(got, 'g', 4, 64), l.Max, l.Percentile))
 			} else {
@@ -244,19 +244,6 @@ func results(r *report.Report) ([]*report.Result, error) {
 	return out, nil
 }
 
-func median(res []*report.Result, get func(*report.Result) float64) float64 {
-	xs := make([]float64, len(res))
-	for i, r := range res {
-		xs[i] = get(r)
-	}
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
-}
-
 func opNames(res []*report.Result) []string {
 	var names []string
 	for _, r := range res {
@@ -269,41 +256,11 @@ func opNames(res []*report.Result) []string {
 	return names
 }
 
-func opCount(r *report.Result, op string) int64 {
-	for _, o := range r.Ops {
-		if o.Name == op {
-			return o.Count
-		}
-	}
-	return 0
-}
-
-func opValue(r *report.Result, op, percentile string) float64 {
-	for _, o := range r.Ops {
-		if o.Name != op {
-			continue
-		}
-		switch percentile {
-		case "p50":
-			return o.P50
-		case "p90":
-			return o.P90
-		case "p95":
-			return o.P95
-		case "p99":
-			return o.P99
-		case "max":
-			return o.Max
-		}
-	}
-	return 0
-}
-
 // errorCount is the median over repeats of all transactions' errors;
 // known is false when a result reports no error count at all.
 func errorCount(res []*report.Result) (float64, bool) {
 	known := true
-	n := median(res, func(r *report.Result) float64 {
+	n := report.Median(res, func(r *report.Result) float64 {
 		var s int64
 		some := false
 		for _, o := range r.Ops {

@@ -37,7 +37,10 @@ type Plan struct {
 	Preflight Preflight `yaml:"preflight"`
 	// Thresholds are checked when the run ends (thresholds.go).
 	Thresholds *Thresholds `yaml:"thresholds"`
-	Stages     []string    `yaml:"stages"`
+	// Published is the recipe page's own result, which the report and
+	// check-result set a run beside (published.go).
+	Published *Published `yaml:"published"`
+	Stages    []string   `yaml:"stages"`
 
 	// Filled by decoding (File, Dir) and Normalize (Nodes, Workload).
 	File     string `yaml:"-"`

@@ -64,17 +64,23 @@ func validateThresholds(ps *problems, p *Plan) {
 	for i := range t.Latency {
 		l := &t.Latency[i]
 		where := fmt.Sprintf("thresholds.latency[%d]", i)
-		if !slices.Contains(thresholdOps, l.Op) {
-			ps.at(p.nodeOr(&l.Op), "%s.op: want one of %s, got %q%s", where, strings.Join(thresholdOps, ", "), l.Op, suggest(l.Op, thresholdOps))
-		}
-		if !slices.Contains(Percentiles, l.Percentile) {
-			ps.at(p.nodeOr(&l.Percentile), "%s.percentile: want one of %s, got %q%s", where, strings.Join(Percentiles, ", "), l.Percentile, suggest(l.Percentile, Percentiles))
-		}
+		checkOpPercentile(ps, p, where, &l.Op, &l.Percentile)
 		if l.Max <= 0 || l.Max > time.Hour {
 			ps.at(p.nodeOr(&l.Max), "%s.max: want a duration from 1ns to 1h, such as 50ms", where)
 		}
 	}
 	if t.MinTpmC == 0 && t.MinEfficiency == 0 && len(t.Latency) == 0 && t.MaxErrors == nil {
 		ps.at(p.nodeOr(t), "thresholds: set at least one of min_tpmc, min_efficiency_percent, latency, max_errors")
+	}
+}
+
+// checkOpPercentile checks a latency's transaction (or "*") and
+// percentile, of a threshold or a published figure at where.
+func checkOpPercentile(ps *problems, p *Plan, where string, op, percentile *string) {
+	if !slices.Contains(thresholdOps, *op) {
+		ps.at(p.nodeOr(op), "%s.op: want one of %s, got %q%s", where, strings.Join(thresholdOps, ", "), *op, suggest(*op, thresholdOps))
+	}
+	if !slices.Contains(Percentiles, *percentile) {
+		ps.at(p.nodeOr(percentile), "%s.percentile: want one of %s, got %q%s", where, strings.Join(Percentiles, ", "), *percentile, suggest(*percentile, Percentiles))
 	}
 }

@@ -225,6 +225,7 @@ func validate(ps *problems, p *Plan) {
 	}
 	validateStages(ps, p)
 	validateThresholds(ps, p)
+	validatePublished(ps, p)
 	validatePreflight(ps, p)
 	checkPartitions(ps, p)
 	validateRemote(ps, p) // paths.go: host paths, URLs and driver flags in their place

@@ -82,6 +82,7 @@ func markdown(r *Report, plots, hostPlots []string) string {
 	if len(r.Rounds) > 1 || (len(r.Rounds) == 1 && r.Rounds[0].Flag != "") {
 		writeRounds(&b, r)
 	}
+	writePublished(&b, r.Published)
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "> **Warning:** %s\n\n", Escape(w))
 	}

@@ -64,6 +64,9 @@ type Report struct {
 	// Warnings are findings about the run (a client-bound driver).
 	HostMetrics []HostMetric `json:"host_metrics,omitempty"`
 	Warnings    []string     `json:"warnings,omitempty"`
+	// Published is the plan's published reference with the run beside
+	// it (published.go).
+	Published *Published `json:"published,omitempty"`
 
 	hostSamples []roundHosts // for the plots
 }
@@ -321,6 +324,7 @@ func Build(runDir string, p *plan.Plan, st *rundir.State, version string) (*Repo
 	} else {
 		r.readResult(runDir, p, st)
 	}
+	r.published(p)
 	r.readClock(runDir)
 	r.readDisks(runDir, p)
 	r.readHosts(runDir, p)

@@ -28,6 +28,8 @@ type PlanView struct {
 	Stages      []string         `json:"stages"`
 	URLs        []string         `json:"urls"`
 	Thresholds  *plan.Thresholds `json:"thresholds,omitempty"`
+	// Published is the recipe page's own result (plan published:).
+	Published *plan.PublishedView `json:"published,omitempty"`
 }
 
 // HostView is one expanded host.
@@ -63,7 +65,7 @@ type TPCCView struct {
 // ShowJSON writes the plan as one JSON document.
 func ShowJSON(w io.Writer, p *plan.Plan) error {
 	v := PlanView{Schema: PlanSchema, Name: p.Name, Flavor: p.Flavor, Description: p.Description, Benchmark: p.Benchmark,
-		Racks: p.Racks(), Nodes: []HostView{}, Workload: []HostView{}, Stages: p.Stages, Thresholds: p.Thresholds,
+		Racks: p.Racks(), Nodes: []HostView{}, Workload: []HostView{}, Stages: p.Stages, Thresholds: p.Thresholds, Published: p.Published.View(),
 		TPCC: TPCCView{Warehouses: p.TPCC.Warehouses, ActiveWarehouses: p.TPCC.ActiveWarehouses, Partitions: p.TPCC.Partitions,
 			Ramp: p.TPCC.Ramp.String(), Duration: p.TPCC.Duration.String(), Repeat: p.TPCC.Repeat, Ulimit: p.TPCC.Ulimit}}
 	for _, h := range p.Nodes {
