@@ -51,7 +51,7 @@ func simulateRun(t *testing.T, seed uint64, warehouses, newOrders int) ([]AuditR
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := planTerminals(parts, nil, 1, Version{20, 1})
+	pl, err := planTerminals(parts, nil, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}

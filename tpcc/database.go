@@ -44,20 +44,6 @@ func CreateDatabase(ctx context.Context, url string) error {
 	return nil
 }
 
-// ServerGeneratorVersion is the workload generator version whose layout
-// init follows on the connected server: "" on PostgreSQL, on CockroachDB
-// GeneratorVersion of its release.
-func ServerGeneratorVersion(ctx context.Context, conn *pgx.Conn, d Dialect) (string, error) {
-	if d != Cockroach {
-		return "", nil
-	}
-	var v string
-	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
-		return "", fmt.Errorf("select version(): %w", err)
-	}
-	return GeneratorVersion(v)
-}
-
 // InitSummary is the line `tpcc init` prints: what was created, from the
 // stored meta row (so a re-run reports what the database holds).
 func InitSummary(d Dialect, version string, m Meta) string {

@@ -37,7 +37,7 @@ func BenchmarkTerminalMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := planTerminals(parts, nil, 1, Version{20, 1})
+		pl, err := planTerminals(parts, nil, 1, false)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -128,7 +128,7 @@ func (s *shareLab) sent() int64 {
 func (s *shareLab) install(plan string) (int64, string) {
 	before := s.sent()
 	start := time.Now()
-	out, err := runBenchrig(s.bin, 10*time.Minute, "run", "--runs-dir", s.runs, "--only", "install", plan)
+	out, err := runBenchrigTimed(s.bin, 10*time.Minute, "run", "--runs-dir", s.runs, "--only", "install", plan)
 	if err != nil {
 		s.t.Fatalf("benchrig run --only install: %v\n%s", err, lastN(out, 60))
 	}
@@ -270,7 +270,7 @@ func fileSize(t *testing.T, path string) int64 {
 
 // runBenchrig runs the built binary to its end (at most timeout) and
 // returns its output.
-func runBenchrig(bin string, timeout time.Duration, args ...string) (string, error) {
+func runBenchrigTimed(bin string, timeout time.Duration, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()

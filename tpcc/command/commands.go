@@ -1,4 +1,4 @@
-package tpcc
+package command
 
 import (
 	"context"
@@ -9,7 +9,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/benchrig/benchrig/crdb"
+	"github.com/benchrig/benchrig/crdb/fixtures"
 	"github.com/benchrig/benchrig/internal/redact"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // UsageError is an invocation of the driver's commands that cannot be
@@ -21,10 +24,10 @@ type UsageError struct{ Err error }
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// usage marks errors caused by the invocation as *UsageError; others keep
+// Usage marks errors caused by the invocation as *UsageError; others keep
 // their classification (an interrupted load is still an interruption).
-func usage(err error) error {
-	if errors.Is(err, ErrMismatch) || errors.Is(err, ErrNoMeta) || errors.Is(err, ErrNotLoaded) {
+func Usage(err error) error {
+	if errors.Is(err, tpcc.ErrMismatch) || errors.Is(err, tpcc.ErrNoMeta) || errors.Is(err, tpcc.ErrNotLoaded) {
 		return &UsageError{err}
 	}
 	return err
@@ -38,14 +41,14 @@ type Target struct {
 }
 
 // connect connects to the first URL and resolves the dialect.
-func (t Target) connect(ctx context.Context) (*pgx.Conn, Dialect, error) {
+func (t Target) connect(ctx context.Context) (*pgx.Conn, tpcc.Dialect, error) {
 	if len(t.URLs) == 0 {
 		return nil, 0, &UsageError{errors.New("no connection URL given (e.g. postgres://user@host:5432/tpcc)")}
 	}
-	var d Dialect
+	var d tpcc.Dialect
 	if t.Dialect != "" && t.Dialect != "auto" {
 		var err error
-		if d, err = ParseDialect(t.Dialect); err != nil {
+		if d, err = tpcc.ParseDialect(t.Dialect); err != nil {
 			return nil, 0, &UsageError{fmt.Errorf("--dialect: %w", err)}
 		}
 	}
@@ -54,7 +57,7 @@ func (t Target) connect(ctx context.Context) (*pgx.Conn, Dialect, error) {
 		return nil, 0, fmt.Errorf("connect %s: %w", redact.URL(t.URLs[0]), err)
 	}
 	if t.Dialect == "" || t.Dialect == "auto" {
-		if d, err = DetectDialect(ctx, conn); err != nil {
+		if d, err = tpcc.DetectDialect(ctx, conn); err != nil {
 			conn.Close(ctx)
 			return nil, 0, err
 		}
@@ -62,9 +65,9 @@ func (t Target) connect(ctx context.Context) (*pgx.Conn, Dialect, error) {
 	return conn, d, nil
 }
 
-// splitZones is --zones: comma-separated zones, one per partition, each
+// SplitZones is --zones: comma-separated zones, one per partition, each
 // trimmed ("" is none).
-func splitZones(s string) []string {
+func SplitZones(s string) []string {
 	var zones []string
 	if s != "" {
 		for _, z := range strings.Split(s, ",") {
@@ -94,16 +97,16 @@ func DefaultInitArgs() InitArgs {
 // Run creates the database if missing and the schema, then prints the
 // summary line (generator version, seed, C-Load) to w.
 func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
-	strategy, err := ParsePartitionStrategy(a.Strategy)
+	strategy, err := crdb.ParsePartitionStrategy(a.Strategy)
 	if err != nil {
 		return &UsageError{fmt.Errorf("--partition-strategy: %w", err)}
 	}
-	zones := splitZones(a.Zones)
-	if _, err := NewPartitions(a.Warehouses, a.Warehouses, max(a.Partitions, 1)); err != nil {
+	zones := SplitZones(a.Zones)
+	if _, err := tpcc.NewPartitions(a.Warehouses, a.Warehouses, max(a.Partitions, 1)); err != nil {
 		return &UsageError{err}
 	}
 	if len(a.URLs) > 0 {
-		if err := CreateDatabase(ctx, a.URLs[0]); err != nil {
+		if err := tpcc.CreateDatabase(ctx, a.URLs[0]); err != nil {
 			return fmt.Errorf("tpcc init: %w", err)
 		}
 	}
@@ -116,16 +119,19 @@ func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tpcc init: %w", err)
 	}
-	err = Init(ctx, conn, InitOptions{Warehouses: a.Warehouses, Seed: a.Seed, Dialect: d,
-		Partitions: a.Partitions, Strategy: strategy, Zones: zones, Drop: a.Drop, Version: version, FKs: a.FKs})
+	err = tpcc.Init(ctx, conn, tpcc.InitOptions{Warehouses: a.Warehouses, Seed: a.Seed, Dialect: d,
+		Partitions: a.Partitions, Drop: a.Drop, Version: version, FKs: a.FKs,
+		Partition: func(ctx context.Context, db tpcc.DB, p tpcc.Partitions) error {
+			return fixtures.PartitionCockroach(ctx, db, p, strategy, zones)
+		}})
 	if err != nil {
-		return usage(fmt.Errorf("tpcc init: %w", err))
+		return Usage(fmt.Errorf("tpcc init: %w", err))
 	}
-	m, err := ReadMeta(ctx, conn)
+	m, err := tpcc.ReadMeta(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("tpcc init: %w", err)
 	}
-	fmt.Fprintln(w, InitSummary(d, version, m))
+	fmt.Fprintln(w, tpcc.InitSummary(d, version, m))
 	return nil
 }
 
@@ -166,14 +172,14 @@ func (a LoadArgs) Run(ctx context.Context, w io.Writer, terminal bool) error {
 		return fmt.Errorf("tpcc load: %w", err)
 	}
 	conn.Close(ctx)
-	lo := LoadOptions{Warehouses: a.Warehouses, From: a.From, To: to, Concurrency: a.Concurrency,
+	lo := tpcc.LoadOptions{Warehouses: a.Warehouses, From: a.From, To: to, Concurrency: a.Concurrency,
 		Dialect: d, FKs: a.FKs, Progress: w, ProgressTerminal: terminal}
 	if a.SeedSet {
 		lo.Seed = &a.Seed
 	}
-	st, err := Load(ctx, URLConnector(a.URLs), lo)
+	st, err := tpcc.Load(ctx, tpcc.URLConnector(a.URLs), lo)
 	if err != nil {
-		return usage(fmt.Errorf("tpcc load: %w", err))
+		return Usage(fmt.Errorf("tpcc load: %w", err))
 	}
 	fmt.Fprintln(w, st)
 	return nil
@@ -197,9 +203,9 @@ func (a CheckArgs) Run(ctx context.Context, w io.Writer) error {
 		return fmt.Errorf("tpcc check: %w", err)
 	}
 	defer conn.Close(context.Background())
-	_, err = Check(ctx, conn, CheckOptions{Expensive: a.Expensive, Warehouses: a.Warehouses, Dialect: d, Out: w})
-	if err != nil && !IsViolation(err) {
-		return usage(fmt.Errorf("tpcc check: %w", err))
+	_, err = tpcc.Check(ctx, conn, tpcc.CheckOptions{Expensive: a.Expensive, Warehouses: a.Warehouses, Dialect: d, Out: w})
+	if err != nil && !tpcc.IsViolation(err) {
+		return Usage(fmt.Errorf("tpcc check: %w", err))
 	}
 	if err != nil {
 		return fmt.Errorf("tpcc check: %w", err)
