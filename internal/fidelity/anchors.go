@@ -28,7 +28,9 @@ type Tag struct {
 	Anchor string
 }
 
-func (t Tag) String() string { return fmt.Sprintf("%s:%d: fidelity:%s/%s", t.File, t.Line, t.Release, t.ID) }
+func (t Tag) String() string {
+	return fmt.Sprintf("%s:%d: fidelity:%s/%s", t.File, t.Line, t.Release, t.ID)
+}
 
 var tagRE = regexp.MustCompile(`fidelity:(v[0-9]+\.[0-9]+)/([A-Za-z0-9]+)`)
 

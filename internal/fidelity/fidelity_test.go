@@ -14,8 +14,8 @@ var base = map[string]string{
 		header + " release | benchrig | pinned by |\n|---|---|---|---|---|\n" +
 		"| S1 | imports | `pkg/a/import.go:12` @ 0123456789ab | writes it in `rig.PlanImport` | `TestImport` |\n" +
 		"| S2 | waits | `pkg/b/wait.go:7` @ 0123456789ab | `rig.waiter.Wait`, the plan `plans/p.yaml` | `TestWait/settle` |\n",
-	"rig/import.go": "package rig\n\n// PlanImport imports.\n//\n// fidelity:v9.9/S1\nfunc PlanImport() {}\n",
-	"rig/wait.go":   "package rig\n\ntype waiter struct{}\n\nfunc (w *waiter) Wait() {\n\t// the release's settle criterion (fidelity:v9.9/S2)\n}\n",
+	"rig/import.go":   "package rig\n\n// PlanImport imports.\n//\n// fidelity:v9.9/S1\nfunc PlanImport() {}\n",
+	"rig/wait.go":     "package rig\n\ntype waiter struct{}\n\nfunc (w *waiter) Wait() {\n\t// the release's settle criterion (fidelity:v9.9/S2)\n}\n",
 	"rig/rig_test.go": "package rig\n\nimport \"testing\"\n\nfunc TestImport(t *testing.T) {}\n\nfunc TestWait(t *testing.T) {}\n",
 	"plans/p.yaml":    "# the recipe's plan (fidelity:v9.9/S2)\nversion: 1\n",
 }
