@@ -156,13 +156,29 @@ func ResultFileFor(histograms string) string {
 	return siblingOf(histograms, ".result.json")
 }
 
-// siblingOf names a file that belongs with a histogram file: its
-// ".histogram.ndjson" replaced by ext, or ext appended to another name.
-func siblingOf(histograms, ext string) string {
-	if base, ok := strings.CutSuffix(histograms, ".histogram.ndjson"); ok {
-		return base + ext
+// HistogramSuffixes are the endings of a histogram file's name: the
+// recipes' .histogram.ndjson, and .histogram.json, which CockroachDB's
+// workload requires from v24.3 (its json exporter refuses another name,
+// PR #129221). The content is the same ndjson either way.
+var HistogramSuffixes = []string{".histogram.ndjson", ".histogram.json"}
+
+// HistogramStem is a histogram file's name without its suffix
+// (workload1.histogram.json -> workload1); ok is false for a name with
+// neither suffix.
+func HistogramStem(name string) (stem, suffix string, ok bool) {
+	for _, s := range HistogramSuffixes {
+		if stem, ok := strings.CutSuffix(name, s); ok {
+			return stem, s, true
+		}
 	}
-	return histograms + ext
+	return name, "", false
+}
+
+// siblingOf names a file that belongs with a histogram file: its
+// histogram suffix replaced by ext, or ext appended to another name.
+func siblingOf(histograms, ext string) string {
+	stem, _, _ := HistogramStem(histograms)
+	return stem + ext
 }
 
 // TicksFileFor is the default per-tick metrics file (`tpcc run --ticks`) of
