@@ -107,7 +107,8 @@ func (w tpccWorkload) Run(st *Stage) error {
 // (which tpcc merge combines), the benchrig.result/v1 file the report
 // reads and the per-tick metrics (benchrig.ticks/v1).
 func (w tpccWorkload) Results() []ResultFile {
-	// workload writes only the histograms; tpcc merge reads them.
+	// workload writes only the histograms and its output; tpcc merge
+	// reads them.
 	return w.roundFiles(w.c.p.Rounds(), w.c.p.TPCC.Driver != plan.DriverWorkload)
 }
 
@@ -120,6 +121,8 @@ func (w tpccWorkload) roundFiles(rounds []plan.Round, results bool) []ResultFile
 			files := []string{hf}
 			if results {
 				files = append(files, tpcc.ResultFileFor(hf), tpcc.TicksFileFor(hf))
+			} else {
+				files = append(files, tpcc.WorkloadOutputFileFor(hf))
 			}
 			for _, f := range files {
 				out = append(out, ResultFile{Host: h, Round: rd, Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f})
@@ -233,7 +236,16 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 			name += "-" + rd.Label
 		}
 		if workload {
-			s := workloadRunStep(p, h, strings.TrimSpace(what+" TPC-C (workload) "+rd.Label), name, histograms && len(p.Workload) > 1, args)
+			out := ""
+			if histograms {
+				// The release's own run flags the plan adds (checked
+				// against its flag set at validation), and workload's
+				// output kept beside the histograms: its totals line is
+				// the figure the single-host pages publish.
+				args = append(args, p.TPCC.Extra...)
+				out = tpcc.WorkloadOutputFileFor(plan.HistogramFile(p, i, rd))
+			}
+			s := workloadRunStep(p, h, strings.TrimSpace(what+" TPC-C (workload) "+rd.Label), name, histograms && len(p.Workload) > 1, out, args)
 			if histograms {
 				s.Window = plan.HistogramFile(p, i, rd)
 			}

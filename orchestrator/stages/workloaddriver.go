@@ -44,20 +44,27 @@ printf '%s\n' "$@" > "$f"`
 
 // workloadRunScript is `ulimit -n N && ./workload run tpcc ... $(cat
 // addrs)`: $1 is the open-files limit ("" for none), $2 the addrs file,
-// the rest workload's argv. When the runner starts the hosts together it
-// puts --start-at=<instant> first; the script sleeps until then. Globbing
-// is off, so the URLs read from the file are words, never patterns.
+// $3 a file to keep workload's output in ("" for none: the job's log has
+// it too), the rest workload's argv. When the runner starts the hosts
+// together it puts --start-at=<instant> first; the script sleeps until
+// then. Globbing is off, so the URLs read from the file are words, never
+// patterns. With an output file workload's exit status is kept in
+// <file>.exit and is the script's.
 const workloadRunScript = `set -f
 at=
 case $1 in --start-at=*) at=${1#--start-at=}; shift;; esac
 if [ -n "$1" ]; then ulimit -n "$1" || exit; fi
-addrs=$2; shift 2
+addrs=$2; out=$3; shift 3
 if [ -n "$at" ]; then
   t=$(date -d "$at" +%s.%N) || exit
   d=$(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN { d = a - b; if (d < 0) d = 0; printf "%.3f", d }')
   sleep "$d"
 fi
-exec "$@" $(cat -- "$addrs")`
+if [ -z "$out" ]; then exec "$@" $(cat -- "$addrs"); fi
+rm -f -- "$out.exit"
+{ "$@" $(cat -- "$addrs") 2>&1; echo "$?" > "$out.exit"; } | tee -- "$out"
+read -r s < "$out.exit" || exit
+exit "$s"`
 
 func init() {
 	scriptNames[writeAddrsScript] = "write-addrs"
@@ -149,15 +156,16 @@ func (f cockroachFlavor) workloadPartition(st *Stage) {
 }
 
 // workloadRunStep is one host's allocation or measured run: args is
-// workload's argv without the URLs, which come from the addrs file.
-func workloadRunStep(p *plan.Plan, h plan.Host, what, job string, startAt bool, args []string) Step {
+// workload's argv without the URLs, which come from the addrs file; out,
+// when not "", keeps workload's output (relative to h.Dir).
+func workloadRunStep(p *plan.Plan, h plan.Host, what, job string, startAt bool, out string, args []string) Step {
 	ulimit := ""
 	if p.TPCC.Ulimit > 0 {
 		ulimit = strconv.Itoa(p.TPCC.Ulimit)
 	}
 	head := []string{"sh", "-c", workloadRunScript, "sh"}
 	// The job runs in h.Dir, where install wrote the addrs file.
-	cmd := append(append(head, ulimit, addrsFile), args...)
+	cmd := append(append(head, ulimit, addrsFile, out), args...)
 	// workload's exit status says only whether it ran (no audit verdict
 	// code as benchrig's 30), so CheckExit stays unset.
 	return Step{Host: h.Name, Kind: Job, What: what, JobName: job, JobDir: h.Dir + "/jobs",
