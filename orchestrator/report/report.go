@@ -178,6 +178,12 @@ type Result struct {
 	RetryLostPercent *float64 `json:"retry_lost_percent,omitempty"`
 	Ops              []Op     `json:"operations"`
 	Files            []string `json:"files"`
+	// WorkloadFinal are, with driver: workload, the totals line
+	// CockroachDB's workload printed at the end of each host's run:
+	// workload's own tpmC and efc (12.86 per warehouse it divides by),
+	// the figure the v25.4 single-host pages publish, beside Efficiency
+	// (tpcc merge's, 12.605 per warehouse of the run).
+	WorkloadFinal []WorkloadFinal `json:"workload_final_lines,omitempty"`
 	// Hosts are the workload hosts' own results of this run, from their
 	// result files.
 	Hosts []HostRun `json:"hosts,omitempty"`
@@ -209,6 +215,17 @@ func (r *Report) IncompleteHosts() []string {
 		add(rd.Result, rd.Label)
 	}
 	return out
+}
+
+// WorkloadFinal is one host's workload totals line.
+type WorkloadFinal struct {
+	Host       string  `json:"host"`
+	File       string  `json:"file"`
+	Elapsed    float64 `json:"elapsed_seconds"`
+	TpmC       float64 `json:"tpmc"`
+	Efficiency float64 `json:"efficiency_percent"`
+	P90        float64 `json:"p90_ms"`
+	P95        float64 `json:"p95_ms"`
 }
 
 // HostRun is one workload host's own view of a run: its tpmC and
