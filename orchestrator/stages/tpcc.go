@@ -29,6 +29,9 @@ func (w tpccWorkload) Load(st *Stage) {
 	c, p := w.c, w.c.p
 	if cf, ok := c.f.(cockroachFlavor); ok {
 		switch {
+		case p.TPCC.Import.Method == plan.ImportInit:
+			cf.workloadInit(st)
+			return
 		case p.TPCC.Driver == plan.DriverWorkload:
 			cf.workloadImport(st)
 			return

@@ -140,6 +140,26 @@ func (f cockroachFlavor) workloadImport(st *Stage) {
 	}
 }
 
+// workloadInit is the 10-warehouse recipe's `cockroach workload init
+// tpcc --warehouses=10 <url>` (import.method: init) from the first
+// workload host: workload's INSERT loader, the default --data-loader,
+// which generates the rows on the client (after the generator's Validate,
+// so C_LAST with the seed's C-Load) and inserts them; no IMPORT and no
+// injected statistics.
+func (f cockroachFlavor) workloadInit(st *Stage) {
+	p := f.p
+	t := p.TPCC
+	h := p.Workload[0]
+	args := workloadCommand(p, "init", "tpcc", "--warehouses", strconv.Itoa(t.Warehouses))
+	if t.Database != "tpcc" {
+		args = append(args, "--db", t.Database)
+	}
+	args = append(args, workloadURL(p.Nodes[0]))
+	st.add(Step{Host: h.Name, Kind: Job, What: "load the TPC-C tables (workload init: INSERTs from this host)", JobName: "import",
+		JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: args},
+		Shows: "-- workload's INSERT loader: the rows are generated here, after the generator's Validate (C_LAST with the seed's C-Load), and inserted; no IMPORT, no injected statistics"})
+}
+
 // workloadPartition is the recipe's short partitioning run. workload
 // never judges it (its PostRun prints the figures and returns nil), so
 // only its exit status counts.
