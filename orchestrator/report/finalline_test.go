@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
@@ -41,6 +42,28 @@ func TestReportShowsBothEfficiencies(t *testing.T) {
 	for _, want := range []string{"Efficiency is tpmC / (12.605 × warehouses)", "workload's own final line per host", "| load1 | 60.0 | 60.0 | 233.3 % | 21.0 | 22.0 |"} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+// TestReportSaysWhatTheDataWasGeneratedWith: the 100k plan IMPORTs (the
+// nodes generate C_LAST with C = 0) and runs workload's profile (C-Run
+// 103): delta 103, valid; the 10-warehouse plan loads with workload init
+// (C-Load 103 = C-Run): delta 0, outside clause 2.1.6.1.
+func TestReportSaysWhatTheDataWasGeneratedWith(t *testing.T) {
+	t.Setenv("COCKROACH_LICENSE", "crl-0-test")
+	for _, tc := range []struct {
+		plan  string
+		cLoad int
+		valid bool
+	}{{"tpcc-100k", 0, true}, {"tpcc-10", 103, false}, {"tpcc-v25.4-large", 0, true}} {
+		p, err := plan.LoadPlan("../../plans/" + tc.plan + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := dataGeneration(p)
+		if d == nil || d.CLoad != tc.cLoad || d.CRun == nil || *d.CRun != 103 || d.Valid == nil || *d.Valid != tc.valid {
+			t.Errorf("%s: %+v, want C-Load %d, C-Run 103, valid %v", tc.plan, d, tc.cLoad, tc.valid)
 		}
 	}
 }

@@ -44,7 +44,11 @@ func markdown(r *Report, plots, hostPlots []string) string {
 	if r.TPCC.Partitions > 0 {
 		fmt.Fprintf(&b, ", %d partitions", r.TPCC.Partitions)
 	}
-	fmt.Fprintf(&b, ", ramp %s, duration %s\n\n", Escape(r.TPCC.Ramp), Escape(r.TPCC.Duration))
+	fmt.Fprintf(&b, ", ramp %s, duration %s\n", Escape(r.TPCC.Ramp), Escape(r.TPCC.Duration))
+	if d := r.TPCC.Data; d != nil {
+		fmt.Fprintf(&b, "- Data: C_LAST generated with C-Load %d (%s)\n", d.CLoad, Escape(d.Note))
+	}
+	b.WriteString("\n")
 
 	b.WriteString("## Result\n\n")
 	if len(r.CRUD) > 0 {

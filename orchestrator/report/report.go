@@ -146,6 +146,31 @@ type Params struct {
 	Partitions       int    `json:"partitions,omitempty"`
 	Ramp             string `json:"ramp"`
 	Duration         string `json:"duration"`
+	// Data is what the TPC-C data's C_LAST was generated with and the
+	// C-Run the run draws it with (clause 2.1.6.1), for the plan's
+	// loader and driver.
+	Data *tpcc.DataGeneration `json:"data,omitempty"`
+}
+
+// dataGeneration is what the plan's import generated its data with
+// (the seed is workload's default: plans give none).
+func dataGeneration(p *plan.Plan) *tpcc.DataGeneration {
+	if p.Benchmark != "" && p.Benchmark != "tpcc" {
+		return nil
+	}
+	l := tpcc.LoaderBenchrig
+	switch p.TPCC.Import.Method {
+	case plan.ImportIMPORT:
+		l = tpcc.LoaderNodes
+	case plan.ImportInit:
+		l = tpcc.LoaderClient
+	}
+	if p.TPCC.Driver == plan.DriverWorkload && p.TPCC.Import.Method != plan.ImportInit {
+		l = tpcc.LoaderNodes // fixtures import
+	}
+	workloadRun := p.TPCC.Driver == plan.DriverWorkload || p.TPCC.Profile == string(tpcc.ProfileWorkload)
+	d := tpcc.NewDataGeneration(l, 0, workloadRun)
+	return &d
 }
 
 // StageTiming is one stage's outcome and wall time.
@@ -295,7 +320,7 @@ func Build(runDir string, p *plan.Plan, st *rundir.State, version string) (*Repo
 	r := &Report{
 		Schema: Schema, Plan: p.Name, Flavor: p.Flavor, Description: p.Description, Benchrig: version, Created: st.Created,
 		TPCC: Params{Warehouses: p.TPCC.Warehouses, ActiveWarehouses: p.TPCC.ActiveWarehouses, Partitions: p.TPCC.Partitions,
-			Ramp: p.TPCC.Ramp.String(), Duration: p.TPCC.Duration.String()},
+			Ramp: p.TPCC.Ramp.String(), Duration: p.TPCC.Duration.String(), Data: dataGeneration(p)},
 	}
 	// Lists are [] rather than null in report.json, as its schema says.
 	r.Topology.Nodes, r.Topology.Workload, r.Stages = []Node{}, []Workload{}, []StageTiming{}
