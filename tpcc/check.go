@@ -352,9 +352,9 @@ func layout(ctx context.Context, tx pgx.Tx, want int) (CheckResult, bool, error)
 		r.Violations++
 		r.Examples = append(r.Examples, fmt.Sprintf("warehouse holds %d ids in %d..%d, want %d in 0..%d", n, lo, hi, want, want-1))
 	}
-	if items != numItems {
+	if items != NumItems {
 		r.Violations++
-		r.Examples = append(r.Examples, fmt.Sprintf("item holds %d rows, want %d", items, numItems))
+		r.Examples = append(r.Examples, fmt.Sprintf("item holds %d rows, want %d", items, NumItems))
 	}
 	if r.Violations > 0 {
 		r.Verdict = Fail

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/internal/redact"
 )
 
@@ -21,9 +22,9 @@ type UsageError struct{ Err error }
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// usage marks errors caused by the invocation as *UsageError; others keep
+// Usage marks errors caused by the invocation as *UsageError; others keep
 // their classification (an interrupted load is still an interruption).
-func usage(err error) error {
+func Usage(err error) error {
 	if errors.Is(err, ErrMismatch) || errors.Is(err, ErrNoMeta) || errors.Is(err, ErrNotLoaded) {
 		return &UsageError{err}
 	}
@@ -62,9 +63,9 @@ func (t Target) connect(ctx context.Context) (*pgx.Conn, Dialect, error) {
 	return conn, d, nil
 }
 
-// splitZones is --zones: comma-separated zones, one per partition, each
+// SplitZones is --zones: comma-separated zones, one per partition, each
 // trimmed ("" is none).
-func splitZones(s string) []string {
+func SplitZones(s string) []string {
 	var zones []string
 	if s != "" {
 		for _, z := range strings.Split(s, ",") {
@@ -94,11 +95,11 @@ func DefaultInitArgs() InitArgs {
 // Run creates the database if missing and the schema, then prints the
 // summary line (generator version, seed, C-Load) to w.
 func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
-	strategy, err := ParsePartitionStrategy(a.Strategy)
+	strategy, err := crdb.ParsePartitionStrategy(a.Strategy)
 	if err != nil {
 		return &UsageError{fmt.Errorf("--partition-strategy: %w", err)}
 	}
-	zones := splitZones(a.Zones)
+	zones := SplitZones(a.Zones)
 	if _, err := NewPartitions(a.Warehouses, a.Warehouses, max(a.Partitions, 1)); err != nil {
 		return &UsageError{err}
 	}
@@ -119,7 +120,7 @@ func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
 	err = Init(ctx, conn, InitOptions{Warehouses: a.Warehouses, Seed: a.Seed, Dialect: d,
 		Partitions: a.Partitions, Strategy: strategy, Zones: zones, Drop: a.Drop, Version: version, FKs: a.FKs})
 	if err != nil {
-		return usage(fmt.Errorf("tpcc init: %w", err))
+		return Usage(fmt.Errorf("tpcc init: %w", err))
 	}
 	m, err := ReadMeta(ctx, conn)
 	if err != nil {
@@ -173,7 +174,7 @@ func (a LoadArgs) Run(ctx context.Context, w io.Writer, terminal bool) error {
 	}
 	st, err := Load(ctx, URLConnector(a.URLs), lo)
 	if err != nil {
-		return usage(fmt.Errorf("tpcc load: %w", err))
+		return Usage(fmt.Errorf("tpcc load: %w", err))
 	}
 	fmt.Fprintln(w, st)
 	return nil
@@ -199,7 +200,7 @@ func (a CheckArgs) Run(ctx context.Context, w io.Writer) error {
 	defer conn.Close(context.Background())
 	_, err = Check(ctx, conn, CheckOptions{Expensive: a.Expensive, Warehouses: a.Warehouses, Dialect: d, Out: w})
 	if err != nil && !IsViolation(err) {
-		return usage(fmt.Errorf("tpcc check: %w", err))
+		return Usage(fmt.Errorf("tpcc check: %w", err))
 	}
 	if err != nil {
 		return fmt.Errorf("tpcc check: %w", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/internal/redact"
 )
 
@@ -55,7 +56,7 @@ func ServerGeneratorVersion(ctx context.Context, conn *pgx.Conn, d Dialect) (str
 	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
 		return "", fmt.Errorf("select version(): %w", err)
 	}
-	return GeneratorVersion(v)
+	return crdb.GeneratorVersion(v)
 }
 
 // InitSummary is the line `tpcc init` prints: what was created, from the

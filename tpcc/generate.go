@@ -40,12 +40,12 @@ func streamFor(wID, table int) uint64 { return uint64(wID)<<8 | uint64(table) }
 
 // Population sizes of clause 4.3.3.1.
 const (
-	numItems             = 100000
+	NumItems             = 100000
 	districtsPerW        = 10
 	customersPerDistrict = 3000
 	ordersPerDistrict    = 3000
 	firstUndelivered     = 2101 // o_id >= 2101: undelivered, in new_order
-	stockPerW            = numItems
+	stockPerW            = NumItems
 )
 
 // rowGen appends one COPY row (with its trailing newline) to dst and
@@ -208,7 +208,7 @@ func newItemGen(seed uint64) *itemGen {
 }
 
 func (g *itemGen) next(b []byte) ([]byte, bool) {
-	if g.i == numItems {
+	if g.i == NumItems {
 		return b, false
 	}
 	g.i++
@@ -455,7 +455,7 @@ func (g *orderLineGen) next(b []byte) ([]byte, bool) {
 	r := g.r
 	b = append(b, g.key...)
 	b = appendInt(b, g.n)
-	b = appendInt(tab(b), r.Int(1, numItems)) // ol_i_id, uniform at load
+	b = appendInt(tab(b), r.Int(1, NumItems)) // ol_i_id, uniform at load
 	b = append(tab(b), g.wTxt...)             // ol_supply_w_id
 	b = tab(b)
 	if g.o < firstUndelivered {

@@ -144,7 +144,7 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 	expected := int64(0)
 	for _, w := range jobs {
 		if w == itemsUnit {
-			expected += numItems
+			expected += NumItems
 		} else {
 			expected += rowsPerWarehouse
 		}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/benchrig/benchrig/crdb"
 )
 
 // Partitions splits the W warehouses into Count contiguous ranges exactly
@@ -80,47 +82,17 @@ func (p Partitions) of0(w int) int {
 	return sort.Search(p.Count, func(i int) bool { return p.bounds[i+1] > w })
 }
 
-// PartitionStrategy is how CockroachDB places a warehouse partition
-// (--partition-strategy, as in CockroachDB's workload).
-type PartitionStrategy int
-
-const (
-	// Replication pins all replicas of partition i to rack i (or zone i).
-	Replication PartitionStrategy = iota
-	// Leases pins one replica and the leaseholder of partition i to rack i
-	// and lets the other replicas spread for survivability.
-	Leases
-)
-
-// ParsePartitionStrategy parses "replication" or "leases".
-func ParsePartitionStrategy(s string) (PartitionStrategy, error) {
-	switch s {
-	case "replication", "":
-		return Replication, nil
-	case "leases":
-		return Leases, nil
-	}
-	return 0, fmt.Errorf("unknown partition strategy %q (want replication or leases)", s)
-}
-
-func (s PartitionStrategy) String() string {
-	if s == Leases {
-		return "leases"
-	}
-	return "replication"
-}
-
 // PartitionOptions are workload's partitioning flags.
 type PartitionOptions struct {
 	// Version is the CockroachDB release whose workload to follow (the
 	// zero value behaves as v20.1's).
-	Version Version
+	Version crdb.Version
 	// Build, when given, is the release with its patch level, whose
 	// Release decides the partitioned objects (v20.1.0-.8 and v20.1.9+
 	// differ); otherwise Version's with the patch unknown.
-	Build    Build
+	Build    crdb.Build
 	Parts    Partitions
-	Strategy PartitionStrategy // --partition-strategy
+	Strategy crdb.PartitionStrategy // --partition-strategy
 	// Zones (--zones) replaces rack=<i> by zone=<Zones[i]> in every
 	// constraint; it has one entry per partition or none.
 	Zones []string
@@ -133,14 +105,14 @@ type PartitionOptions struct {
 	FKIndexes bool
 }
 
-func (o PartitionOptions) release() Release {
+func (o PartitionOptions) release() crdb.Release {
 	switch {
 	case o.Build.Given():
 		return o.Build.Release()
-	case o.Version == (Version{}):
-		return BuildOf(Version{20, 1}).Release() // v20.1's newest patch
+	case o.Version == (crdb.Version{}):
+		return crdb.BuildOf(crdb.Version{Major: 20, Minor: 1}).Release() // v20.1's newest patch
 	}
-	return BuildOf(o.Version).Release()
+	return crdb.BuildOf(o.Version).Release()
 }
 
 // partitionedObject is a table or index workload partitions by warehouse;
@@ -163,7 +135,7 @@ type partitionedObject struct {
 //     order_line_stock_fk_idx by ol_supply_w_id, history_customer_fk_idx
 //     by h_c_w_id and history_district_fk_idx by h_w_id. stock_item_fk_idx
 //     is on s_i_id, not a warehouse, and stays unpartitioned.
-func partitionedObjects(rel Release, schemaFKIndexes bool) []partitionedObject {
+func partitionedObjects(rel crdb.Release, schemaFKIndexes bool) []partitionedObject {
 	fkIndexes := schemaFKIndexes && rel.PartitionFKIndexes
 	objs := []partitionedObject{
 		{"warehouse", "", "w_id", 0},
@@ -207,8 +179,8 @@ type staticReplica struct {
 // v20.2; item_idx_<i> from replicateColumns, which PR #56191 (opened on
 // master 2020-11-02, after release-20.2 was cut) brought in the v21.1
 // cycle.
-func ItemReplicaIndex(v Version, i int) string {
-	return BuildOf(v).Release().ItemReplicaPrefix + strconv.Itoa(i)
+func ItemReplicaIndex(v crdb.Version, i int) string {
+	return crdb.BuildOf(v).Release().ItemReplicaPrefix + strconv.Itoa(i)
 }
 
 // constraint is the locality constraint of partition i: +rack=<i> (the
@@ -224,7 +196,7 @@ func (o PartitionOptions) validate() error {
 	if o.Parts.Count < 1 {
 		return errors.New("partitions: no partitioning given")
 	}
-	if o.ReplicateStaticColumns && !o.Version.AtLeast(20, 2) {
+	if o.ReplicateStaticColumns && !crdb.BuildOf(o.Version).Release().ReplicateStaticColumns {
 		return fmt.Errorf("partitions: --replicate-static-columns needs CockroachDB v20.2+ (asked for %s)", o.Version)
 	}
 	if len(o.Zones) > 0 && len(o.Zones) != o.Parts.Count {
@@ -276,7 +248,7 @@ func WorkloadPartitionStatements(o PartitionOptions) ([]string, error) {
 			c := o.constraint(i)
 			var using string
 			switch o.Strategy {
-			case Leases:
+			case crdb.Leases:
 				using = fmt.Sprintf(`num_replicas = COPY FROM PARENT, constraints = '{"%s":1}', lease_preferences = '[[%s]]'`, c, c)
 			default:
 				using = fmt.Sprintf(`constraints = '[%s]'`, c)
@@ -315,7 +287,7 @@ func WorkloadPartitionStatements(o PartitionOptions) ([]string, error) {
 
 // PartitionStatements is WorkloadPartitionStatements for a schema without
 // foreign-key indexes and without static-column replicas.
-func PartitionStatements(p Partitions, strategy PartitionStrategy, zones []string) ([]string, error) {
+func PartitionStatements(p Partitions, strategy crdb.PartitionStrategy, zones []string) ([]string, error) {
 	return WorkloadPartitionStatements(PartitionOptions{Parts: p, Strategy: strategy, Zones: zones})
 }
 
@@ -343,7 +315,7 @@ func ScatterStatements() []string {
 // error. `tpcc import`, `tpcc init --partitions` and `tpcc run
 // --partitions` call it (the recipes partition with a short run after the
 // import).
-func PartitionCockroach(ctx context.Context, db DB, p Partitions, strategy PartitionStrategy, zones []string) error {
+func PartitionCockroach(ctx context.Context, db DB, p Partitions, strategy crdb.PartitionStrategy, zones []string) error {
 	return PartitionWorkload(ctx, db, PartitionOptions{Parts: p, Strategy: strategy, Zones: zones})
 }
 
@@ -366,7 +338,7 @@ func PartitionWorkload(ctx context.Context, db DB, o PartitionOptions) error {
 	}
 	for _, s := range stmts {
 		if _, err := db.Exec(ctx, s); err != nil {
-			return fmt.Errorf("partition: %s: %w", firstLine(s), err)
+			return fmt.Errorf("partition: %s: %w", FirstLine(s), err)
 		}
 	}
 	if err := recordPartitions(ctx, db, o.Parts.Count); err != nil {

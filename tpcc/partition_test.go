@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/crdb"
 )
 
 func TestPartitions(t *testing.T) {
@@ -98,12 +100,12 @@ func TestParse(t *testing.T) {
 		t.Error("ParseDialect(mysql) succeeded")
 	}
 	for _, s := range []string{"replication", "leases"} {
-		st, err := ParsePartitionStrategy(s)
+		st, err := crdb.ParsePartitionStrategy(s)
 		if err != nil || st.String() != s {
 			t.Errorf("ParsePartitionStrategy(%q) = %v, %v", s, st, err)
 		}
 	}
-	if _, err := ParsePartitionStrategy("random"); err == nil {
+	if _, err := crdb.ParsePartitionStrategy("random"); err == nil {
 		t.Error("ParsePartitionStrategy(random) succeeded")
 	}
 }
@@ -118,8 +120,8 @@ func TestParse(t *testing.T) {
 // per strategy, item replicas replicated_idx_<i> (item_idx_<i> with
 // replicateColumns, v21.1) pinned to rack i.
 func TestWorkloadPartitionGolden(t *testing.T) {
-	b := func(s string) Build {
-		b, err := ParseBuild(s)
+	b := func(s string) crdb.Build {
+		b, err := crdb.ParseBuild(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,19 +129,19 @@ func TestWorkloadPartitionGolden(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name          string
-		b             Build
+		b             crdb.Build
 		w, p          int
-		strategy      PartitionStrategy
+		strategy      crdb.PartitionStrategy
 		zones         []string
 		static, fkIdx bool
 		objects       []string // partitioned objects, in order
 	}{
-		{"partition_w10000_p5_v20.1.8", b("v20.1.8"), 10000, 5, Replication, nil, false, true, v2018},
-		{"partition_w10000_p5_v20.1.17", b("v20.1.17"), 10000, 5, Replication, nil, false, true, v2019},
-		{"partition_w100000_p27_v20.1.8", b("v20.1.8"), 100000, 27, Replication, nil, false, true, v2018},
-		{"partition_w100000_p27_v20.1.17", b("v20.1.17"), 100000, 27, Replication, nil, false, true, v2019},
-		{"partition_w20_p3_leases_static_v21.1", b("v21.1"), 20, 3, Leases, nil, true, false, v2019},
-		{"partition_w20_p3_zones_v20.2", b("v20.2"), 20, 3, Replication, []string{"us-east1-b", "us-west1-b", "europe-west2-b"}, false, false, v2019},
+		{"partition_w10000_p5_v20.1.8", b("v20.1.8"), 10000, 5, crdb.Replication, nil, false, true, v2018},
+		{"partition_w10000_p5_v20.1.17", b("v20.1.17"), 10000, 5, crdb.Replication, nil, false, true, v2019},
+		{"partition_w100000_p27_v20.1.8", b("v20.1.8"), 100000, 27, crdb.Replication, nil, false, true, v2018},
+		{"partition_w100000_p27_v20.1.17", b("v20.1.17"), 100000, 27, crdb.Replication, nil, false, true, v2019},
+		{"partition_w20_p3_leases_static_v21.1", b("v21.1"), 20, 3, crdb.Leases, nil, true, false, v2019},
+		{"partition_w20_p3_zones_v20.2", b("v20.2"), 20, 3, crdb.Replication, []string{"us-east1-b", "us-west1-b", "europe-west2-b"}, false, false, v2019},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			parts, err := NewPartitions(tc.w, tc.w, tc.p)
@@ -187,7 +189,7 @@ func TestWorkloadPartitionGolden(t *testing.T) {
 	}
 	// The 100k recipe's first partition.
 	parts, _ := NewPartitions(100000, 100000, 27)
-	stmts, _ := WorkloadPartitionStatements(PartitionOptions{Version: Version{20, 1}, Parts: parts, FKIndexes: true})
+	stmts, _ := WorkloadPartitionStatements(PartitionOptions{Version: crdb.Version{Major: 20, Minor: 1}, Parts: parts, FKIndexes: true})
 	if !strings.Contains(stmts[0], "PARTITION p0_0 VALUES FROM (0) to (3703),\n") ||
 		!strings.Contains(stmts[0], "PARTITION p0_26 VALUES FROM (96296) to (100000)\n") {
 		t.Errorf("warehouse partitioning:\n%s", stmts[0])
@@ -211,11 +213,11 @@ var (
 
 func TestWorkloadPartitionInvalid(t *testing.T) {
 	parts, _ := NewPartitions(20, 20, 3)
-	if _, err := WorkloadPartitionStatements(PartitionOptions{Version: Version{20, 1}, Parts: parts, ReplicateStaticColumns: true}); err == nil {
+	if _, err := WorkloadPartitionStatements(PartitionOptions{Version: crdb.Version{Major: 20, Minor: 1}, Parts: parts, ReplicateStaticColumns: true}); err == nil {
 		t.Error("--replicate-static-columns accepted for v20.1")
 	}
-	if ItemReplicaIndex(Version{20, 1}, 3) != "replicated_idx_3" || ItemReplicaIndex(Version{20, 2}, 3) != "replicated_idx_3" ||
-		ItemReplicaIndex(Version{21, 1}, 3) != "item_idx_3" {
+	if ItemReplicaIndex(crdb.Version{Major: 20, Minor: 1}, 3) != "replicated_idx_3" || ItemReplicaIndex(crdb.Version{Major: 20, Minor: 2}, 3) != "replicated_idx_3" ||
+		ItemReplicaIndex(crdb.Version{Major: 21, Minor: 1}, 3) != "item_idx_3" {
 		t.Error("item replica names")
 	}
 	for _, zones := range [][]string{{"a", "b"}, {"a", "b", "c'd"}, {"a", "", "c"}, {"a", "b", "c]"}} {

@@ -53,7 +53,7 @@ func FormatProgress(s ProgressStatus) string {
 		tail = "ETA ?"
 	}
 	return fmt.Sprintf("%s: %d/%d %s, %s%s/%s rows (%.1f%%), %s rows/s, %s",
-		s.Phase, s.Done, s.Total, s.Unit, approx, human(float64(s.Rows)), human(float64(s.RowsTotal)), pct, human(rate), tail)
+		s.Phase, s.Done, s.Total, s.Unit, approx, Human(float64(s.Rows)), Human(float64(s.RowsTotal)), pct, Human(rate), tail)
 }
 
 // roundDuration keeps a progress line's durations short: milliseconds
@@ -65,19 +65,20 @@ func roundDuration(d time.Duration) time.Duration {
 	return d.Round(time.Second)
 }
 
-// progressPrinter shows a status line. On a terminal it is redrawn in
+// ProgressPrinter shows a status line. On a terminal it is redrawn in
 // place (carriage return, erase line) and other lines are printed above
 // it; elsewhere (a pipe, a file, an orchestrator's log over SSH) every
 // status is a plain line of its own, so logs stay line-oriented.
-type progressPrinter struct {
+type ProgressPrinter struct {
 	mu       sync.Mutex
 	w        io.Writer
 	terminal bool
 	drawn    bool // a status line is on screen without its newline
 }
 
-func newProgressPrinter(w io.Writer, terminal bool) *progressPrinter {
-	return &progressPrinter{w: w, terminal: terminal}
+// NewProgressPrinter prints to w, redrawing in place when terminal.
+func NewProgressPrinter(w io.Writer, terminal bool) *ProgressPrinter {
+	return &ProgressPrinter{w: w, terminal: terminal}
 }
 
 // eraseLine returns to the line's start and clears it (ANSI EL).
@@ -89,8 +90,8 @@ const (
 	wrap   = "\x1b[?7h"
 )
 
-// status shows the current status line.
-func (p *progressPrinter) status(line string) {
+// Status shows the current status line.
+func (p *ProgressPrinter) Status(line string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.terminal {
@@ -104,9 +105,9 @@ func (p *progressPrinter) status(line string) {
 	p.drawn = true
 }
 
-// println prints a line that stays (a message, a table's state). On a
+// Println prints a line that stays (a message, a table's state). On a
 // terminal it replaces the status line, which the next status redraws.
-func (p *progressPrinter) println(line string) {
+func (p *ProgressPrinter) Println(line string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.drawn {
@@ -116,8 +117,8 @@ func (p *progressPrinter) println(line string) {
 	fmt.Fprintln(p.w, line)
 }
 
-// done prints the last status, which stays.
-func (p *progressPrinter) done(line string) { p.println(line) }
+// Done prints the last status, which stays.
+func (p *ProgressPrinter) Done(line string) { p.Println(line) }
 
 // startProgress prints load's status every interval until the returned
 // stop is called, and the final one then.
@@ -128,7 +129,7 @@ func startProgress(w io.Writer, terminal bool, interval time.Duration, start tim
 	if interval <= 0 {
 		interval = time.Second
 	}
-	p := newProgressPrinter(w, terminal)
+	p := NewProgressPrinter(w, terminal)
 	status := func(final bool) string {
 		return FormatProgress(ProgressStatus{Phase: "load", Unit: "warehouses", Done: wDone.Load(), Total: int64(warehouses),
 			Rows: rows.Load(), RowsTotal: expected, Elapsed: time.Since(start), Final: final})
@@ -142,9 +143,9 @@ func startProgress(w io.Writer, terminal bool, interval time.Duration, start tim
 		for {
 			select {
 			case <-t.C:
-				p.status(status(false))
+				p.Status(status(false))
 			case <-quit:
-				p.done(status(true))
+				p.Done(status(true))
 				return
 			}
 		}
@@ -152,52 +153,8 @@ func startProgress(w io.Writer, terminal bool, interval time.Duration, start tim
 	return func() { close(quit); <-finished }
 }
 
-// importTableRows is how many rows each table holds per warehouse (item:
-// in all), to weigh the IMPORT jobs' fractions into one figure (clause
-// 4.3.3.1's cardinalities; order_line averages 10 lines per order).
-var importTableRows = map[string]int64{
-	"warehouse": 1, "district": 10, "customer": 30000, "history": 30000,
-	"order": 30000, "new_order": 9000, "order_line": 300000, "stock": 100000,
-}
-
-// importRowsTotal is the rows of tables for w warehouses.
-func importRowsTotal(tables []string, w int) int64 {
-	var n int64
-	for _, t := range tables {
-		n += tableRowsFor(t, w)
-	}
-	return n
-}
-
-func tableRowsFor(table string, w int) int64 {
-	if table == "item" {
-		return numItems
-	}
-	return importTableRows[table] * int64(w)
-}
-
-// importStatus sums the tables' jobs into one status: a table counts as
-// done when its job succeeded, and for its fraction of rows meanwhile.
-func importStatus(tables []string, w int, jobs map[string]ImportJob, elapsed time.Duration, rowsAtStart int64) ProgressStatus {
-	s := ProgressStatus{Phase: "import", Unit: "tables", Total: int64(len(tables)),
-		RowsTotal: importRowsTotal(tables, w), RowsAtStart: rowsAtStart, Estimated: true, Elapsed: elapsed}
-	for _, t := range tables {
-		j, ok := jobs[t]
-		if !ok {
-			continue
-		}
-		f := j.Fraction
-		if j.Status == "succeeded" {
-			s.Done++
-			f = 1
-		}
-		s.Rows += int64(f * float64(tableRowsFor(t, w)))
-	}
-	return s
-}
-
-// human renders 1234567 as "1.23M".
-func human(v float64) string {
+// Human renders 1234567 as "1.23M".
+func Human(v float64) string {
 	switch {
 	case v >= 1e9:
 		return fmt.Sprintf("%.2fG", v/1e9)
@@ -209,9 +166,9 @@ func human(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
-// close ends a status line left on a terminal (the phase failed), so
+// Close ends a status line left on a terminal (the phase failed), so
 // what is printed next starts on a line of its own.
-func (p *progressPrinter) close() {
+func (p *ProgressPrinter) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.drawn {

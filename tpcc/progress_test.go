@@ -37,23 +37,6 @@ func TestFormatProgress(t *testing.T) {
 	}
 }
 
-func TestImportStatus(t *testing.T) {
-	tables := []string{"item", "warehouse", "district", "customer", "history", "order", "new_order", "order_line", "stock"}
-	jobs := map[string]ImportJob{
-		"item":       {Table: "item", Status: "succeeded", Fraction: 0.99}, // succeeded counts whole
-		"order_line": {Table: "order_line", Status: "running", Fraction: 0.5},
-		"stock":      {Table: "stock", Status: "failed", Fraction: 0.25},
-	}
-	s := importStatus(tables, 10, jobs, 10*time.Second, 0)
-	// 100,000 items + 10 × 499,011 per warehouse.
-	if s.RowsTotal != 100000+10*499011 {
-		t.Errorf("rows total %d", s.RowsTotal)
-	}
-	if s.Done != 1 || s.Total != 9 || s.Rows != 100000+1500000+250000 || !s.Estimated {
-		t.Errorf("status %+v", s)
-	}
-}
-
 // checkPlainProgress: progress for a non-terminal is whole lines, with no
 // carriage return or escape sequence, and its last status line (the
 // final one, with the elapsed time) starts with final.
@@ -85,22 +68,22 @@ func TestProgressPrinter(t *testing.T) {
 		{true, "\r\x1b[K\x1b[?7lload: 1\x1b[?7h\r\x1b[K\x1b[?7lload: 2\x1b[?7h\r\x1b[Kadding keys\n\r\x1b[K\x1b[?7lload: 3\x1b[?7h\r\x1b[Kload: done\n"},
 	} {
 		var b bytes.Buffer
-		p := newProgressPrinter(&b, tc.terminal)
-		p.status("load: 1")
-		p.status("load: 2")
-		p.println("adding keys")
-		p.status("load: 3")
-		p.done("load: done")
-		p.close() // nothing left to end
+		p := NewProgressPrinter(&b, tc.terminal)
+		p.Status("load: 1")
+		p.Status("load: 2")
+		p.Println("adding keys")
+		p.Status("load: 3")
+		p.Done("load: done")
+		p.Close() // nothing left to end
 		if b.String() != tc.want {
 			t.Errorf("terminal=%v:\n got %q\nwant %q", tc.terminal, b.String(), tc.want)
 		}
 	}
 	// A phase that fails with its status on screen ends the line.
 	var b bytes.Buffer
-	p := newProgressPrinter(&b, true)
-	p.status("import: 1/9 tables")
-	p.close()
+	p := NewProgressPrinter(&b, true)
+	p.Status("import: 1/9 tables")
+	p.Close()
 	if b.String() != "\r\x1b[K\x1b[?7limport: 1/9 tables\x1b[?7h\n" {
 		t.Errorf("close: %q", b.String())
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
@@ -30,7 +31,7 @@ type RunConfig struct {
 	// On CockroachDB, a run with Partitions > 1 first partitions the
 	// tables if they are not yet (idempotent), as CockroachDB's workload
 	// does: the recipes partition with a short run after the import.
-	PartitionStrategy PartitionStrategy
+	PartitionStrategy crdb.PartitionStrategy
 	Zones             []string
 
 	Ramp, Duration time.Duration
@@ -56,8 +57,8 @@ type RunConfig struct {
 	Isolation pgx.TxIsoLevel
 
 	// CockroachDB workload's run flags (workloadflags.go).
-	Version                Version           // the cluster's release: URL mapping, worker count, partitioning (zero: v20.1's)
-	Build                  Build             // Version with its patch level (zero: asked with Version, or unknown), for the partitioning
+	Version                crdb.Version      // the cluster's release: URL mapping, worker count, partitioning (zero: v20.1's)
+	Build                  crdb.Build        // Version with its patch level (zero: asked with Version, or unknown), for the partitioning
 	Mix                    *Mix              // --mix (nil: the spec's deck)
 	MaxRate                float64           // --max-rate: transactions/s over this host (0: unlimited)
 	MaxOps                 uint64            // --max-ops: end the run after this many (0: unlimited)
@@ -152,7 +153,7 @@ type plan struct {
 // affinity[j % len(affinity)] — list URLs in the order of the affinity
 // list, as older CockroachDB workloads assumed — and a partition without
 // a URL of its own uses all of them.
-func planTerminals(p Partitions, affinity []int, nURLs int, v Version) (plan, error) {
+func planTerminals(p Partitions, affinity []int, nURLs int, v crdb.Version) (plan, error) {
 	if len(affinity) == 0 {
 		for i := range p.Count {
 			affinity = append(affinity, i)
@@ -345,8 +346,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 	}
-	if dialect == Cockroach && cfg.Version == (Version{}) {
-		if cfg.Build, err = DetectBuild(ctx, pools[0]); err != nil {
+	if dialect == Cockroach && cfg.Version == (crdb.Version{}) {
+		if cfg.Build, err = crdb.DetectBuild(ctx, pools[0]); err != nil {
 			return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 		}
 		cfg.Version = cfg.Build.Version

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
@@ -37,7 +38,7 @@ func BenchmarkTerminalMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := planTerminals(parts, nil, 1, Version{20, 1})
+		pl, err := planTerminals(parts, nil, 1, crdb.Version{Major: 20, Minor: 1})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchrig/benchrig/crdb"
 )
 
 // RunArgs are `benchrig tpcc run`'s flags as given, written straight in
@@ -97,7 +99,7 @@ func (a RunArgs) Config(out io.Writer) (RunConfig, RunOutputs, error) {
 	if err != nil {
 		return bad(fmt.Errorf("--profile: %w", err))
 	}
-	strategy, err := ParsePartitionStrategy(a.Strategy)
+	strategy, err := crdb.ParsePartitionStrategy(a.Strategy)
 	if err != nil {
 		return bad(fmt.Errorf("--partition-strategy: %w", err))
 	}
@@ -142,7 +144,7 @@ func (a RunArgs) Config(out io.Writer) (RunConfig, RunOutputs, error) {
 	cfg.HistogramsMaxLatency = a.HistogramsMaxLatency
 	cfg.Scatter, cfg.FKs, cfg.ReplicateStaticColumns, cfg.DataSeed = a.Scatter, a.FKs, a.ReplicateStaticColumns, a.Seed
 	if a.CockroachVersion != "" && a.CockroachVersion != "auto" {
-		if cfg.Build, err = ParseBuild(a.CockroachVersion); err != nil {
+		if cfg.Build, err = crdb.ParseBuild(a.CockroachVersion); err != nil {
 			return bad(err)
 		}
 		cfg.Version = cfg.Build.Version

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/crdb"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -39,7 +40,7 @@ func TestRunArgsConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Mix != nil || cfg.Retry.None || cfg.QueryExecMode != pgx.QueryExecModeCacheStatement ||
-		cfg.DataSeed != 1 || !cfg.FKs || cfg.HistogramsMaxLatency != 100*time.Second || cfg.Version != (Version{}) {
+		cfg.DataSeed != 1 || !cfg.FKs || cfg.HistogramsMaxLatency != 100*time.Second || cfg.Version != (crdb.Version{}) {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	f.Mix, f.Method, f.TxnRetries, f.CockroachVersion, f.MaxRate, f.MaxOps = "newOrder=1", "simple", false, "v20.1.8", 50, 1000
@@ -52,7 +53,7 @@ func TestRunArgsConfig(t *testing.T) {
 		t.Errorf("affinity %v, prometheus %q", cfg.Affinity, out.Prometheus)
 	}
 	if cfg.Mix == nil || cfg.Mix.String() != "newOrder=1" || !cfg.Retry.None || cfg.QueryExecMode != pgx.QueryExecModeSimpleProtocol ||
-		cfg.Version != (Version{Major: 20, Minor: 1}) || cfg.MaxRate != 50 || cfg.MaxOps != 1000 {
+		cfg.Version != (crdb.Version{Major: 20, Minor: 1}) || cfg.MaxRate != 50 || cfg.MaxOps != 1000 {
 		t.Errorf("set: %+v", cfg)
 	}
 	for _, bad := range []func(*RunArgs){

@@ -44,10 +44,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
+	"github.com/benchrig/benchrig/crdb"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -61,23 +60,6 @@ const (
 	// defaults to false: no FK indexes).
 	Version22 = "2.2.0"
 )
-
-// GeneratorVersion is the tpcc generator version of a CockroachDB release
-// ("v20.1.17", "20.2.0", or the output of SELECT version()): 2.1.0 up to
-// v20.1, 2.2.0 after.
-func GeneratorVersion(crdb string) (string, error) {
-	m := versionRE.FindStringSubmatch(crdb)
-	if m == nil {
-		return "", fmt.Errorf("cockroach version %q: want vMAJOR.MINOR", crdb)
-	}
-	major, _ := strconv.Atoi(m[1])
-	minor, _ := strconv.Atoi(m[2])
-	return Version{major, minor}.Generator(), nil
-}
-
-// versionRE finds the first MAJOR.MINOR: "v20.1.17", or in SELECT
-// version()'s "CockroachDB CCL v20.1.17 (x86_64-unknown-linux-gnu, ...".
-var versionRE = regexp.MustCompile(`(\d{1,4})\.(\d{1,4})`)
 
 func checkVersion(v string) (string, error) {
 	switch v {
@@ -236,7 +218,8 @@ func TableNames() []string {
 	return n
 }
 
-func tableByName(name string) (Table, bool) {
+// TableByName is the table called name (the ORDER table is "order").
+func TableByName(name string) (Table, bool) {
 	for _, t := range schemaTables() {
 		if t.Name == name || strings.Trim(t.Name, `"`) == name {
 			return t, true
@@ -245,9 +228,9 @@ func tableByName(name string) (Table, bool) {
 	return Table{}, false
 }
 
-// body renders the table's CREATE TABLE body, without the enclosing
+// Body renders the table's CREATE TABLE body, without the enclosing
 // parentheses, one element per line indented by a tab.
-func (t Table) body(d Dialect, version string, fks bool) string {
+func (t Table) Body(d Dialect, version string, fks bool) string {
 	lines := append([]string(nil), t.columns...)
 	if d == Cockroach {
 		lines = append(lines, "primary key ("+t.pk+")")
@@ -302,11 +285,11 @@ func TableSchema(d Dialect, version, table string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t, ok := tableByName(table)
+	t, ok := TableByName(table)
 	if !ok {
 		return "", fmt.Errorf("unknown tpcc table %q", table)
 	}
-	return t.body(d, v, true), nil
+	return t.Body(d, v, true), nil
 }
 
 // ForeignKeys returns the ten foreign keys of workload's schema as the
@@ -383,7 +366,7 @@ func SchemaStatements(o SchemaOptions) ([]string, error) {
 	var out []string
 	partitioned := o.Parts.Count > 1
 	for _, t := range schemaTables() {
-		stmt := "CREATE TABLE IF NOT EXISTS " + t.Name + " (\n" + t.body(o.Dialect, version, o.FKs) + "\n)"
+		stmt := "CREATE TABLE IF NOT EXISTS " + t.Name + " (\n" + t.Body(o.Dialect, version, o.FKs) + "\n)"
 		if o.Dialect == Postgres && partitioned && t.WCol != "" {
 			stmt += " PARTITION BY RANGE (" + t.WCol + ")"
 		}
@@ -452,7 +435,7 @@ type InitOptions struct {
 	// Partitions > 1 partitions the tables by warehouse range.
 	Partitions int
 	// Strategy, Zones: CockroachDB only (see PartitionStatements).
-	Strategy PartitionStrategy
+	Strategy crdb.PartitionStrategy
 	Zones    []string
 	// Drop drops the nine tables and the bookkeeping tables first.
 	Drop bool
@@ -501,7 +484,7 @@ func Init(ctx context.Context, db DB, o InitOptions) error {
 	}
 	for _, s := range stmts {
 		if _, err := db.Exec(ctx, s); err != nil {
-			return fmt.Errorf("init: %s: %w", firstLine(s), err)
+			return fmt.Errorf("init: %s: %w", FirstLine(s), err)
 		}
 	}
 	if o.Dialect == Cockroach && parts > 1 {
@@ -529,7 +512,9 @@ func DropStatements() []string {
 	return append(out, "DROP TABLE IF EXISTS "+loadedTable, "DROP TABLE IF EXISTS "+metaTable)
 }
 
-func firstLine(s string) string {
+// FirstLine is s up to its first newline (a statement's head for an
+// error message).
+func FirstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i] + " ..."
 	}

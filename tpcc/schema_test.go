@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchrig/benchrig/crdb"
 	goldenfile "github.com/benchrig/benchrig/internal/golden"
 )
 
@@ -145,31 +146,16 @@ func TestWorkloadDDL(t *testing.T) {
 	}
 }
 
-func TestGeneratorVersion(t *testing.T) {
-	for in, want := range map[string]string{
-		"v19.2.6": Version21, "v20.1.17": Version21, "20.1.0": Version21, "v20.2.0": Version22, "v23.1.11": Version22,
-		"CockroachDB CCL v20.1.17 (x86_64-unknown-linux-gnu, built 2021/05/17 16:30:22, go1.13.9)": Version21,
-		"CockroachDB CCL v21.2.3 (x86_64-unknown-linux-gnu, built 2021/12/14 15:23:17, go1.16.6)":  Version22,
-	} {
-		if got, err := GeneratorVersion(in); err != nil || got != want {
-			t.Errorf("GeneratorVersion(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	if _, err := GeneratorVersion("latest"); err == nil {
-		t.Error("no version accepted")
-	}
-}
-
 func TestCockroachPartitionGolden(t *testing.T) {
 	p, _ := NewPartitions(20, 20, 3)
 	for _, tc := range []struct {
 		name     string
-		strategy PartitionStrategy
+		strategy crdb.PartitionStrategy
 		zones    []string
 	}{
-		{"cockroach_partitions3_replication", Replication, nil},
-		{"cockroach_partitions3_leases", Leases, nil},
-		{"cockroach_partitions3_zones", Replication, []string{"us-east1-b", "us-west1-b", "europe-west2-b"}},
+		{"cockroach_partitions3_replication", crdb.Replication, nil},
+		{"cockroach_partitions3_leases", crdb.Leases, nil},
+		{"cockroach_partitions3_zones", crdb.Replication, []string{"us-east1-b", "us-west1-b", "europe-west2-b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stmts, err := PartitionStatements(p, tc.strategy, tc.zones)
@@ -179,7 +165,7 @@ func TestCockroachPartitionGolden(t *testing.T) {
 			golden(t, tc.name, strings.Join(stmts, ";\n")+";\n")
 		})
 	}
-	if _, err := PartitionStatements(p, Replication, []string{"a", "b"}); err == nil {
+	if _, err := PartitionStatements(p, crdb.Replication, []string{"a", "b"}); err == nil {
 		t.Error("2 zones for 3 partitions accepted")
 	}
 }
@@ -196,21 +182,4 @@ func TestColumnNames(t *testing.T) {
 			t.Errorf("%s has %d columns, want %d (clause 1.3)", tb.Name, n, want[tb.Name])
 		}
 	}
-}
-
-// FuzzGeneratorVersion: any input gives one of the two versions or an
-// error, never a panic; a version string's own MAJOR.MINOR decides.
-func FuzzGeneratorVersion(f *testing.F) {
-	for _, s := range []string{"v20.1.17", "v20.2.0", "CockroachDB CCL v21.2.3 (x86_64)", "", "v", "99999999999999999999.1", "v20.", "1.2.3.4"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		v, err := GeneratorVersion(s)
-		if err == nil && v != Version21 && v != Version22 {
-			t.Errorf("GeneratorVersion(%q) = %q", s, v)
-		}
-		if err != nil && v != "" {
-			t.Errorf("GeneratorVersion(%q) = %q with error %v", s, v, err)
-		}
-	})
 }

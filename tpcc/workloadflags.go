@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benchrig/benchrig/crdb"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -202,7 +203,7 @@ func (l *opLimiter) exhausted() <-chan struct{} {
 // order, roachprod's --racks giving node i rack i % R), and from v25.1
 // (PR #134796) URL j serves affinity[j] (wrapping when there are more URLs
 // than affinity values). A partition no URL serves uses all of them.
-func urlPartitions(v Version, partitions int, affinity []int, nURLs int) map[int][]uint16 {
+func urlPartitions(v crdb.Version, partitions int, affinity []int, nURLs int) map[int][]uint16 {
 	out := map[int][]uint16{}
 	for j := range nURLs {
 		var part int
@@ -225,7 +226,7 @@ func urlPartitions(v Version, partitions int, affinity []int, nURLs int) map[int
 // partition) and keeps those in its affinity partitions, so a host gets
 // its share of n; from v25.1 it cycles only through its own warehouses
 // until n workers exist (so recipes pass --workers per host).
-func WorkersForHost(v Version, n int, p Partitions, affinity []int) int {
+func WorkersForHost(v crdb.Version, n int, p Partitions, affinity []int) int {
 	if len(affinity) == 0 || v.URLPerAffinity() {
 		return n
 	}

@@ -1,79 +1,15 @@
 package plan
 
 import (
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/crdb"
 )
 
 // What a CockroachDB release accepts of a plan, beyond the workload's
 // own flags (fidelity.go): the cluster settings it still has, and the
-// licence it needs. The facts are the release's source (docs/fidelity/
-// v25.4.md cites them).
-
-// retiredSettings are the cluster settings a release removed, with the
-// release that removed them: pkg/settings/registry.go's retiredSettings,
-// whose groups are headed "removed as of X" (the version read:
-// docs/fidelity/v25.4.md). SET CLUSTER SETTING of one of them fails
-// with "unknown cluster setting" from that release on, so a plan naming
-// one for a release at or after it is refused before anything runs. The
-// table keeps the settings TPC-C recipes and tuning guides have used;
-// kv.snapshot_recovery.max_rate is the one removal that is not in the
-// map (PR #102596 deleted it outright, in the v23.2 cycle).
-var retiredSettings = map[string]tpcc.Version{
-	"kv.gc.batch_size":                                           {Major: 2, Minor: 0},
-	"kv.transaction.max_intents":                                 {Major: 2, Minor: 0},
-	"diagnostics.reporting.report_metrics":                       {Major: 2, Minor: 0},
-	"kv.allocator.stat_based_rebalancing.enabled":                {Major: 2, Minor: 1},
-	"kv.allocator.stat_rebalance_threshold":                      {Major: 2, Minor: 1},
-	"kv.raft_log.synchronize":                                    {Major: 19, Minor: 1},
-	"schemachanger.bulk_index_backfill.enabled":                  {Major: 19, Minor: 2},
-	"rocksdb.ingest_backpressure.delay_l0_file":                  {Major: 19, Minor: 2},
-	"kv.bulk_io_write.addsstable_max_rate":                       {Major: 19, Minor: 2},
-	"sql.defaults.optimizer":                                     {Major: 19, Minor: 2},
-	"schemachanger.lease.duration":                               {Major: 20, Minor: 1},
-	"schemachanger.lease.renew_fraction":                         {Major: 20, Minor: 1},
-	"rocksdb.ingest_backpressure.pending_compaction_threshold":   {Major: 20, Minor: 2},
-	"sql.distsql.temp_storage.joins":                             {Major: 20, Minor: 2},
-	"sql.distsql.temp_storage.sorts":                             {Major: 20, Minor: 2},
-	"sql.distsql.merge_joins.enabled":                            {Major: 20, Minor: 2},
-	"sql.parallel_scans.enabled":                                 {Major: 20, Minor: 2},
-	"kv.atomic_replication_changes.enabled":                      {Major: 21, Minor: 1},
-	"sql.distsql.interleaved_joins.enabled":                      {Major: 21, Minor: 1},
-	"kv.follower_read.target_multiple":                           {Major: 21, Minor: 2},
-	"kv.closed_timestamp.close_fraction":                         {Major: 21, Minor: 2},
-	"kv.transaction.write_pipelining_max_outstanding_size":       {Major: 21, Minor: 2},
-	"sql.distsql.prefer_local_execution.enabled":                 {Major: 21, Minor: 2},
-	"schemachanger.backfiller.max_sst_size":                      {Major: 22, Minor: 1},
-	"schemachanger.backfiller.buffer_increment":                  {Major: 22, Minor: 1},
-	"kv.bulk_ingest.buffer_increment":                            {Major: 22, Minor: 1},
-	"sql.defaults.interleaved_tables.enabled":                    {Major: 22, Minor: 1},
-	"bulkio.import_at_current_time.enabled":                      {Major: 22, Minor: 2},
-	"sql.distsql.max_running_flows":                              {Major: 23, Minor: 1},
-	"kv.snapshot_recovery.max_rate":                              {Major: 23, Minor: 2},
-	"server.cpu_profile.enabled":                                 {Major: 23, Minor: 2},
-	"storage.mvcc.range_tombstones.enabled":                      {Major: 24, Minor: 1},
-	"kv.rangefeed.catchup_scan_concurrency":                      {Major: 24, Minor: 1},
-	"storage.value_blocks.enabled":                               {Major: 24, Minor: 2},
-	"kv.gc.sticky_hint.enabled":                                  {Major: 24, Minor: 2},
-	"kvadmission.low_pri_read_elastic_control.enabled":           {Major: 24, Minor: 3},
-	"storage.single_delete.crash_on_invariant_violation.enabled": {Major: 25, Minor: 1},
-	"storage.single_delete.crash_on_ineffectual.enabled":         {Major: 25, Minor: 1},
-	"kv.bulkio.write_metadata_sst.enabled":                       {Major: 25, Minor: 1},
-	"bulkio.backup.merge_file_buffer_size":                       {Major: 25, Minor: 2},
-	"sql.catalog.experimental_use_session_based_leasing":         {Major: 25, Minor: 2},
-}
-
-// RetiredIn says which release removed cluster setting name; ok is false
-// for a setting no release in the table removed.
-func RetiredIn(name string) (v tpcc.Version, ok bool) {
-	v, ok = retiredSettings[name]
-	return v, ok
-}
-
-// LicenseRequired is the first release whose unlicensed clusters are
-// throttled (to 5 concurrent open transactions, 7 days after init): from
-// v24.3 every multi-node cluster needs a licence key, where before only
-// partitioning (an enterprise feature) did.
-var LicenseRequired = tpcc.Version{Major: 24, Minor: 3}
+// licence it needs. The plan asks the release (crdb.Release:
+// RetiredSetting, LicenseRequired) and compares no version; the facts
+// and their sources are in package crdb (docs/fidelity/v25.4.md cites
+// them).
 
 // validateRelease checks the plan against its CockroachDB release: no
 // setting that release no longer has, and a licence where the release
@@ -86,16 +22,17 @@ func validateRelease(ps *problems, p *Plan) {
 		// gc.ttlseconds is an int32 of seconds, at least 1.
 		checkRange(ps, p.nodeOr(&p.Settings.GCTTLSeconds), "settings.gc_ttl_seconds", g, 1, 1<<31-1)
 	}
-	v, ok := p.CockroachRelease()
+	rel, ok := p.Release()
 	if !ok || p.Flavor != Cockroach {
 		return
 	}
+	v := rel.Build.Version
 	s := &p.Settings
 	planned := map[string]bool{}
 	for i := 0; s.Cluster.Kind != 0 && i+1 < len(s.Cluster.Content); i += 2 {
 		k := s.Cluster.Content[i]
 		planned[k.Value] = true
-		if r, gone := RetiredIn(k.Value); gone && v.AtLeast(r.Major, r.Minor) {
+		if r, gone := rel.RetiredSetting(k.Value); gone {
 			ps.at(k, "settings.cluster.%s: retired in CockroachDB %s (pkg/settings/registry.go retiredSettings); the plan's release %s refuses it as an unknown cluster setting", k.Value, r, v)
 		}
 	}
@@ -103,11 +40,11 @@ func validateRelease(ps *problems, p *Plan) {
 		if planned[kv.Name] {
 			continue
 		}
-		if r, gone := RetiredIn(kv.Name); gone && v.AtLeast(r.Major, r.Minor) {
+		if r, gone := rel.RetiredSetting(kv.Name); gone {
 			ps.at(p.node(&s.Preset), "settings.preset: %s sets %s, retired in CockroachDB %s (pkg/settings/registry.go retiredSettings); the plan's release %s refuses it as an unknown cluster setting", s.Preset, kv.Name, r, v)
 		}
 	}
-	if p.License == nil && v.AtLeast(LicenseRequired.Major, LicenseRequired.Minor) && len(p.Nodes) > 1 {
-		ps.at(p.nodeOr(&p.NodeGroups), "license: CockroachDB %s throttles a cluster without a licence to 5 concurrent transactions 7 days after init (from %s); give license: {organization, key: {env: VAR}}", v, LicenseRequired)
+	if p.License == nil && rel.LicenseRequired && len(p.Nodes) > 1 {
+		ps.at(p.nodeOr(&p.NodeGroups), "license: CockroachDB %s throttles a cluster without a licence to 5 concurrent transactions 7 days after init (from %s); give license: {organization, key: {env: VAR}}", v, crdb.LicenseRequiredFrom)
 	}
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"regexp"
 
+	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/tpcc"
 )
 
@@ -72,19 +73,38 @@ func (n *Plan) normalizeFidelity() {
 	}
 }
 
+// Release is the plan's CockroachDB release, looked up once from
+// tpcc.cockroach_version (which normalize takes from the database
+// binary's name): what the plan's validation and the stages ask instead
+// of comparing versions. ok is false when the plan does not say
+// (postgres, or a binary whose name has none). A version whose patch
+// level is malformed (refused by validateFidelity) still names its
+// release, so the other checks of that release run too.
+func (p *Plan) Release() (rel crdb.Release, ok bool) {
+	b, err := crdb.ParseBuild(p.TPCC.CockroachVersion)
+	if err != nil {
+		v, err := crdb.ParseVersion(p.TPCC.CockroachVersion)
+		if err != nil {
+			return crdb.Release{}, false
+		}
+		b = crdb.BuildOf(v)
+	}
+	return b.Release(), true
+}
+
 // CockroachRelease is the plan's CockroachDB release; ok is false when
 // the plan does not say (postgres, or a binary whose name has none).
-func (p *Plan) CockroachRelease() (v tpcc.Version, ok bool) {
-	v, err := tpcc.ParseVersion(p.TPCC.CockroachVersion)
+func (p *Plan) CockroachRelease() (v crdb.Version, ok bool) {
+	v, err := crdb.ParseVersion(p.TPCC.CockroachVersion)
 	return v, err == nil
 }
 
 // CockroachBuild is the plan's CockroachDB release with its patch level
 // (cockroach-v20.1.17 -> v20.1.17; a plan saying only v20.1 gives the
 // patch level unknown), which picks workload's behaviour per patch
-// (tpcc.Build.Release); ok is false as for CockroachRelease.
-func (p *Plan) CockroachBuild() (b tpcc.Build, ok bool) {
-	b, err := tpcc.ParseBuild(p.TPCC.CockroachVersion)
+// (crdb.Build.Release); ok is false as for CockroachRelease.
+func (p *Plan) CockroachBuild() (b crdb.Build, ok bool) {
+	b, err := crdb.ParseBuild(p.TPCC.CockroachVersion)
 	return b, err == nil
 }
 
@@ -97,7 +117,7 @@ func validateFidelity(ps *problems, p *Plan) {
 		// Unknown (not in the binary's name, not given), the driver asks
 		// the server at run time and the dry-run says it cannot list the
 		// release's statements.
-		if _, err := tpcc.ParseBuild(t.CockroachVersion); t.CockroachVersion != "" && err != nil {
+		if _, err := crdb.ParseBuild(t.CockroachVersion); t.CockroachVersion != "" && err != nil {
 			ps.at(p.node(&t.CockroachVersion), "tpcc.cockroach_version: %v", err)
 		}
 	} else if t.CockroachVersion != "" {
@@ -152,7 +172,7 @@ func validateFidelity(ps *problems, p *Plan) {
 		ps.at(p.node(&t.Import.Hosts), "tpcc.import.hosts: want all or first, got %q", t.Import.Hosts)
 	}
 	checkRange(ps, p.nodeOr(&t.Import.FilesPerNode), "tpcc.import.files_per_node", t.Import.FilesPerNode, 1, 1000)
-	if _, err := tpcc.ParsePartitionStrategy(t.PartitionStrategy); err != nil {
+	if _, err := crdb.ParsePartitionStrategy(t.PartitionStrategy); err != nil {
 		ps.at(p.node(&t.PartitionStrategy), "tpcc.partition_strategy: %v", err)
 	}
 	if len(t.Zones) > 0 {

@@ -1,8 +1,6 @@
 package stages
 
 import (
-	"github.com/benchrig/benchrig/orchestrator/plan"
-
 	"fmt"
 	"net/url"
 	"slices"
@@ -10,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/crdb"
+	"github.com/benchrig/benchrig/crdb/fixtures"
+	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/tpcc"
 )
@@ -225,7 +226,7 @@ func (f cockroachFlavor) partitionShows() string {
 	if err != nil {
 		return "-- " + err.Error()
 	}
-	strategy, _ := tpcc.ParsePartitionStrategy(t.PartitionStrategy) // validated
+	strategy, _ := crdb.ParsePartitionStrategy(t.PartitionStrategy) // validated
 	stmts, err := tpcc.WorkloadPartitionStatements(tpcc.PartitionOptions{Version: v, Build: b, Parts: parts, Strategy: strategy,
 		Zones: t.Zones, FKIndexes: rel.SchemaFKIndexes, ReplicateStaticColumns: t.ReplicateStaticColumns})
 	if err != nil {
@@ -237,7 +238,7 @@ func (f cockroachFlavor) partitionShows() string {
 
 // partitionedWhat says which of the release-dependent objects its
 // workload partitions.
-func partitionedWhat(rel tpcc.Release) string {
+func partitionedWhat(rel crdb.Release) string {
 	var s []string
 	if rel.PartitionOrderIdx {
 		s = append(s, `"order"@order_idx partitioned`)
@@ -288,7 +289,7 @@ func (f cockroachFlavor) partition(st *Stage, c *compiler) {
 func (f cockroachFlavor) waitReplicated(st *Stage) {
 	n := f.p.Nodes[0]
 	replicas := max(f.p.Settings.Replicas, 3)
-	stmts := append(releaseOf(f.p).internals(), tpcc.ReplicationSettledSQL(replicas))
+	stmts := append(releaseOf(f.p).internals(), crdb.ReplicationSettledSQL(replicas))
 	st.add(Step{Host: n.Name, Kind: Wait, What: "wait for up-replication and partitioning",
 		Poll: 30 * time.Second, Timeout: 4 * time.Hour, Settle: 4,
 		Cmd: f.sql(n, stmts...)})
@@ -329,23 +330,23 @@ func (f cockroachFlavor) importStatements(st *Stage) {
 }
 
 // importShows lists what `benchrig tpcc import` will issue: the
-// statements of tpcc.PlanImport for the plan's release and node count,
-// and tpcc.EstimateImport's rows, bytes and duration.
+// statements of fixtures.PlanImport for the plan's release and node count,
+// and fixtures.EstimateImport's rows, bytes and duration.
 func (f cockroachFlavor) importShows(partition bool) string {
 	t := f.p.TPCC
-	est := "-- " + tpcc.EstimateImport(t.Warehouses, len(f.p.Nodes)).String()
+	est := "-- " + fixtures.EstimateImport(t.Warehouses, len(f.p.Nodes)).String()
 	b, ok := f.p.CockroachBuild()
 	if !ok {
 		return "-- the statements depend on the CockroachDB release, which the command asks the server; set tpcc.cockroach_version to list them here\n" + est
 	}
 	v := b.Version
-	o := tpcc.ImportOptions{Version: v, Build: b, DB: t.Database, Warehouses: t.Warehouses, Seed: 1, FKs: true,
-		Nodes: len(f.p.Nodes), FilesPerNode: t.Import.FilesPerNode, InjectStats: true, Schema: tpcc.ImportSchema(v, true)}
+	o := fixtures.ImportOptions{Version: v, Build: b, DB: t.Database, Warehouses: t.Warehouses, Seed: 1, FKs: true,
+		Nodes: len(f.p.Nodes), FilesPerNode: t.Import.FilesPerNode, InjectStats: true, Schema: fixtures.ImportSchema(v, true)}
 	if partition {
 		o.Partitions, o.Zones, o.ReplicateStaticColumns = t.Partitions, t.Zones, t.ReplicateStaticColumns
-		o.Strategy, _ = tpcc.ParsePartitionStrategy(t.PartitionStrategy)
+		o.Strategy, _ = crdb.ParsePartitionStrategy(t.PartitionStrategy)
 	}
-	ip, err := tpcc.PlanImport(o)
+	ip, err := fixtures.PlanImport(o)
 	if err != nil {
 		return "-- " + err.Error() + "\n" + est
 	}

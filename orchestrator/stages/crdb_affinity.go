@@ -24,8 +24,8 @@ func (f cockroachFlavor) runOrder(h plan.Host) []int {
 	for i := range all {
 		all[i] = i
 	}
-	v, known := f.p.CockroachRelease()
-	if !known || !v.URLPerAffinity() || f.p.TPCC.Partitions == 0 || len(h.Partitions) < 2 || f.p.Racks() == 0 {
+	rel, _ := f.p.Release() // unknown: the zero Release, URL j serves j % P
+	if !rel.URLPerAffinity || f.p.TPCC.Partitions == 0 || len(h.Partitions) < 2 || f.p.Racks() == 0 {
 		return all
 	}
 	byRack := map[int][]int{}
@@ -58,8 +58,8 @@ func (f cockroachFlavor) runOrder(h plan.Host) []int {
 // every partition.
 func (f cockroachFlavor) affinityShare(h plan.Host, active int) int {
 	t := f.p.TPCC
-	v, known := f.p.CockroachRelease()
-	if !known || !v.URLPerAffinity() || t.Workers > 0 || t.Conns > 0 || t.Partitions < 2 || len(h.Partitions) == 0 || len(h.Partitions) == t.Partitions {
+	rel, _ := f.p.Release()
+	if !rel.URLPerAffinity || t.Workers > 0 || t.Conns > 0 || t.Partitions < 2 || len(h.Partitions) == 0 || len(h.Partitions) == t.Partitions {
 		return 0
 	}
 	parts, err := tpcc.NewPartitions(t.Warehouses, active, t.Partitions)

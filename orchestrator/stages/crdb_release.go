@@ -3,18 +3,17 @@ package stages
 import (
 	"strconv"
 
+	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/remote"
-	"github.com/benchrig/benchrig/tpcc"
 )
 
 // nodeRelease is what the cockroach flavor's node commands take from the
 // cluster's release: how a node logs, how it is stopped for a binary
 // swap, and what a session must say before reading crdb_internal. It is
-// chosen once per plan (releaseOf); the stages ask it and never test a
-// version themselves. The workload's own version switches (generator,
-// IMPORT INTO, item replica names, affinity mapping) stay on
-// tpcc.Version, which the statements are built from.
+// chosen once per plan (releaseOf) from the plan's crdb.Release, whose
+// facts (Stop, LogConfig, UnsafeInternals) it turns into commands; the
+// stages ask it and never test a version themselves.
 type nodeRelease interface {
 	// logFlags are `cockroach start`'s logging flags for node h.
 	logFlags(h plan.Host) []string
@@ -29,13 +28,14 @@ type nodeRelease interface {
 }
 
 // releaseOf picks the plan's nodeRelease: without a known release, the
-// v20.1 recipes' commands, as before releases were told apart.
+// v20.1 recipes' commands (the zero crdb.Release's), as before releases
+// were told apart.
 func releaseOf(p *plan.Plan) nodeRelease {
-	v, ok := p.CockroachRelease()
-	if !ok || !v.AtLeast(20, 2) {
-		return quitRelease{}
+	rel, _ := p.Release()
+	if rel.Stop == crdb.StopDrain {
+		return drainRelease{rel: rel}
 	}
-	return drainRelease{v: v}
+	return quitRelease{}
 }
 
 // quitRelease is up to v20.1: `cockroach quit` stops a node (deprecated
@@ -58,13 +58,15 @@ func (quitRelease) teardown(_ cockroachFlavor, h plan.Host) Step {
 
 func (quitRelease) internals() []string { return nil }
 
-// drainRelease is v20.2 on: `cockroach node drain --self` moves the
-// node's leases and SQL clients away, then the process gets SIGTERM and,
-// if it has not exited within drainGrace, SIGKILL (the documented node
-// shutdown; `cockroach quit` no longer exists from v22.2). From v21.1 a
-// node takes its logging as YAML in --log; from v25.4 crdb_internal is
-// an "unsafe internal", readable while allow_unsafe_internals is on.
-type drainRelease struct{ v tpcc.Version }
+// drainRelease is v20.2 on (crdb.StopDrain): `cockroach node drain
+// --self` moves the node's leases and SQL clients away, then the process
+// gets SIGTERM and, if it has not exited within drainGrace, SIGKILL (the
+// documented node shutdown; `cockroach quit` no longer exists from
+// v22.2). From v21.1 a node takes its logging as YAML in --log
+// (crdb.Release.LogConfig); from v25.4 crdb_internal is an "unsafe
+// internal", readable while allow_unsafe_internals is on
+// (crdb.Release.BeforeInternals).
+type drainRelease struct{ rel crdb.Release }
 
 // drainGrace bounds the wait for a drained node to exit after SIGTERM:
 // the documentation's systemd unit gives it 60 seconds
@@ -72,7 +74,7 @@ type drainRelease struct{ v tpcc.Version }
 const drainGrace = 60
 
 func (r drainRelease) logFlags(h plan.Host) []string {
-	if !r.v.AtLeast(21, 1) {
+	if !r.rel.LogConfig {
 		return nil
 	}
 	dir, err := remote.YAMLQuote(h.Dir + "/logs")
@@ -95,12 +97,7 @@ func (r drainRelease) stop(f cockroachFlavor, h plan.Host) Step {
 // teardown drains too: the documented shutdown of a v20.2+ node.
 func (r drainRelease) teardown(f cockroachFlavor, h plan.Host) Step { return r.stop(f, h) }
 
-func (r drainRelease) internals() []string {
-	if r.v.AtLeast(25, 4) {
-		return []string{"SET allow_unsafe_internals = on"}
-	}
-	return nil
-}
+func (r drainRelease) internals() []string { return r.rel.BeforeInternals() }
 
 // crdbDrainScript stops a running node as the documentation's node
 // shutdown does: drain it (the command after the pid file and the grace

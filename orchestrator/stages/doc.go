@@ -16,6 +16,7 @@
 // with driver: workload (workloaddriver.go) CockroachDB's own workload
 // (the cluster's binary as `cockroach workload`, or binaries.workload)
 // runs the recipe's own commands. What differs between CockroachDB
-// releases and patch levels is one value, tpcc.Build.Release. Compile connects nowhere and reads no
+// releases and patch levels is one value, crdb.Release (plan.Release), which the
+// stages ask; none compares a version. Compile connects nowhere and reads no
 // secret. The package knows nothing of how steps are executed.
 package stages

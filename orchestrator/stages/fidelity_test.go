@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/benchrig/benchrig/crdb"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchrig/benchrig/crdb/fixtures"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/stages"
-	"github.com/benchrig/benchrig/tpcc"
 )
 
 func compile100k(t *testing.T, edit func(string) string) (*plan.Plan, []stages.Stage) {
@@ -98,7 +99,7 @@ func TestImportStage100k(t *testing.T) {
 			if n := regexp.MustCompile(`(?m)^ALTER TABLE "[a-z_]+" INJECT STATISTICS`).FindAllString(s.Shows, -1); len(n) != 9 {
 				t.Errorf("statistics for %d tables, want 9", len(n))
 			}
-			if strings.Contains(s.Shows, "2018-") || !strings.Contains(s.Shows, tpcc.StatsNowPlaceholder) {
+			if strings.Contains(s.Shows, "2018-") || !strings.Contains(s.Shows, fixtures.StatsNowPlaceholder) {
 				t.Error("the statistics are not stamped with the import's time")
 			}
 			if n := strings.Count(s.Shows, "FOREIGN KEY"); n != 10 {
@@ -119,16 +120,16 @@ func TestImportStage100k(t *testing.T) {
 			if err := fs.Parse(s.Cmd.Args[3:]); err != nil {
 				t.Fatal(err)
 			}
-			b, err := tpcc.ParseBuild(*version)
+			b, err := crdb.ParseBuild(*version)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ip, err := tpcc.PlanImport(tpcc.ImportOptions{Version: b.Version, Build: b, Warehouses: *warehouses, Seed: 1, FKs: true, Nodes: *nodes,
-				InjectStats: true, Schema: tpcc.ImportSchema(b.Version, true)})
+			ip, err := fixtures.PlanImport(fixtures.ImportOptions{Version: b.Version, Build: b, Warehouses: *warehouses, Seed: 1, FKs: true, Nodes: *nodes,
+				InjectStats: true, Schema: fixtures.ImportSchema(b.Version, true)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if wantShows := ip.Display() + "-- " + tpcc.EstimateImport(*warehouses, *nodes).String(); s.Shows != wantShows {
+			if wantShows := ip.Display() + "-- " + fixtures.EstimateImport(*warehouses, *nodes).String(); s.Shows != wantShows {
 				t.Error("the import step shows something else than tpcc import --dry-run prints for its flags")
 			}
 		})
@@ -240,7 +241,7 @@ func TestReplicationWait(t *testing.T) {
 	for _, s := range stepsOf(compiled, "partition") {
 		if s.Kind == stages.Wait {
 			sql := strings.Join(s.Cmd.Args, " ")
-			if !strings.Contains(sql, tpcc.ReplicationSettledSQL(3)) || strings.Contains(sql, "crdb_internal.ranges ") {
+			if !strings.Contains(sql, crdb.ReplicationSettledSQL(3)) || strings.Contains(sql, "crdb_internal.ranges ") {
 				t.Errorf("replication wait: %s", sql)
 			}
 			return

@@ -1,16 +1,19 @@
-package tpcc
+package crdb
 
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Version is a CockroachDB release (major.minor). workload's behaviour
 // changes between releases, never within one, and the server's built-in
 // generator (what a workload:// IMPORT runs) is the release's, so every
-// version-dependent statement here keys on it.
+// version-dependent statement keys on it, through its Release.
 type Version struct{ Major, Minor int }
 
 // ParseVersion accepts "v20.1", "20.1", "v20.1.17", "v25.1.0-beta.2" and
@@ -35,7 +38,8 @@ func ParseVersion(s string) (Version, error) {
 
 func (v Version) String() string { return fmt.Sprintf("v%d.%d", v.Major, v.Minor) }
 
-// AtLeast reports v >= major.minor.
+// AtLeast reports v >= major.minor. Only this package compares
+// releases: everyone else asks a Release (the layout test greps for it).
 func (v Version) AtLeast(major, minor int) bool {
 	return v.Major > major || v.Major == major && v.Minor >= minor
 }
@@ -45,42 +49,26 @@ func (v Version) AtLeast(major, minor int) bool {
 // schema layout of benchrig's own loader (the FK indexes every v20.1
 // patch needs). What a workload:// source must name depends on the patch
 // level (v20.1.9 carries 2.2.0): use Build.Release().Generator there.
-func (v Version) Generator() string {
-	if v.AtLeast(20, 2) {
-		return "2.2.0"
-	}
-	return "2.1.0"
-}
+func (v Version) Generator() string { return BuildOf(v).Release().SchemaGenerator }
 
 // FKIndexes says whether workload's schema for the release carries the
 // foreign-key indexes with --fks (generator 2.1.0; v20.2 made them
 // --deprecated-fk-indexes, off by default).
-func (v Version) FKIndexes() bool { return !v.AtLeast(20, 2) }
+func (v Version) FKIndexes() bool { return BuildOf(v).Release().SchemaFKIndexes }
 
 // ImportInto says whether workload's fixtures import creates the tables
-// first and issues IMPORT INTO (true) or IMPORT TABLE t (schema) (false).
-// fixture.go issued IMPORT TABLE through v21.2; IMPORT with an inline
-// schema was deprecated in v21.2 and workload moved to CREATE TABLE IF
-// NOT EXISTS + IMPORT INTO for v22.1 (cockroach.md §3.6 "≤21.x"), so the
-// boundary is v22.1.
-func (v Version) ImportInto() bool { return v.AtLeast(22, 1) }
+// first and issues IMPORT INTO (true) or IMPORT TABLE t (schema) (false):
+// Release.ImportInto.
+func (v Version) ImportInto() bool { return BuildOf(v).Release().ImportInto }
 
 // URLPerAffinity says whether workload maps URL j to partition
-// affinity[j] (PR #134796, v25.1+) rather than URL j to partition j % P.
-func (v Version) URLPerAffinity() bool { return v.AtLeast(25, 1) }
+// affinity[j] (PR #134796, v25.1+) rather than URL j to partition j % P:
+// Release.URLPerAffinity.
+func (v Version) URLPerAffinity() bool { return BuildOf(v).Release().URLPerAffinity }
 
 // NodeCountQuery is the query workload's fixtures import counts the nodes
-// with, to give each one its share of the workload:// sources:
-// crdb_internal.gossip_liveness (with the explicit empty database prefix,
-// so it works before the database exists) up to v21.2, and the SQL
-// instances from v22.1, where system.sql_instances exists and workload
-// moved to it (the same release as IMPORT INTO; cockroach.md §3.6).
-func NodeCountQuery(v Version) string {
-	if v.AtLeast(22, 1) {
-		return `SELECT count(1) FROM system.sql_instances WHERE addr IS NOT NULL`
-	}
-	return `SELECT count(node_id) FROM "".crdb_internal.gossip_liveness`
-}
+// with (Release.NodeCountQuery).
+func NodeCountQuery(v Version) string { return BuildOf(v).Release().NodeCountQuery }
 
 // Build is a CockroachDB binary's release down to its patch level:
 // workload's behaviour changed within v20.1 (generator 2.2.0 and the
@@ -132,13 +120,18 @@ func (b Build) String() string {
 	return fmt.Sprintf("%s.%d", b.Version, b.Patch)
 }
 
-// atLeast reports b >= major.minor.patch, an unknown patch counting as
-// the newest.
-func (b Build) atLeast(major, minor, patch int) bool {
-	if b.Major != major || b.Minor != minor {
-		return b.AtLeast(major, minor)
+// atLeast reports b >= from, an unknown patch counting as the newest.
+func (b Build) atLeast(from Build) bool {
+	if b.Major != from.Major || b.Minor != from.Minor {
+		return b.AtLeast(from.Major, from.Minor)
 	}
-	return b.Patch < 0 || b.Patch >= patch
+	return b.Patch < 0 || b.Patch >= from.Patch
+}
+
+// Querier is what reading the server's release needs of a connection
+// (a *pgx.Conn, a *pgxpool.Pool).
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 // DetectBuild asks the server its release with the patch level.
@@ -162,16 +155,19 @@ func DetectVersion(ctx context.Context, db Querier) (Version, error) {
 	return ParseVersion(s)
 }
 
-// ReplicationSettledSQL is a cheap test that up-replication has finished:
-// it fails (SQLSTATE 55000, so a poll loop retries) while any range has
-// fewer than replicas replicas or a store's replicate queue has work.
-// crdb_internal.ranges_no_leases reads range descriptors only, where
-// crdb_internal.ranges asks every range's leaseholder for its lease (one
-// RPC per range: minutes on the 100k recipe's ranges).
-func ReplicationSettledSQL(replicas int) string {
-	return fmt.Sprintf(`SELECT CASE WHEN
- (SELECT count(*) FROM crdb_internal.ranges_no_leases WHERE array_length(replicas, 1) < %d) > 0
- OR (SELECT coalesce(sum((metrics->>'queue.replicate.pending')::INT8), 0) FROM crdb_internal.kv_store_status) > 0
- THEN crdb_internal.force_error('55000', 'up-replication and partitioning not finished')
- ELSE 0 END`, replicas)
+// GeneratorVersion is the tpcc generator version of a CockroachDB release
+// ("v20.1.17", "20.2.0", or the output of SELECT version()): 2.1.0 up to
+// v20.1, 2.2.0 after (Version.Generator).
+func GeneratorVersion(crdb string) (string, error) {
+	m := versionRE.FindStringSubmatch(crdb)
+	if m == nil {
+		return "", fmt.Errorf("cockroach version %q: want vMAJOR.MINOR", crdb)
+	}
+	major, _ := strconv.Atoi(m[1])
+	minor, _ := strconv.Atoi(m[2])
+	return Version{major, minor}.Generator(), nil
 }
+
+// versionRE finds the first MAJOR.MINOR: "v20.1.17", or in SELECT
+// version()'s "CockroachDB CCL v20.1.17 (x86_64-unknown-linux-gnu, ...".
+var versionRE = regexp.MustCompile(`(\d{1,4})\.(\d{1,4})`)

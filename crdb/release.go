@@ -1,0 +1,231 @@
+package crdb
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+)
+
+// Release is everything benchrig does differently for one CockroachDB
+// build: what its workload generates and sends, how its nodes start, log
+// and stop, what a session must say before reading crdb_internal, which
+// cluster settings it still has and whether it needs a licence. It is
+// looked up once from the build (Build.Release, from the plan's binary
+// name or cockroach_version, or from the server) and the plan's
+// validation, the stages and the driver ask it; nothing outside this
+// package compares versions. A release whose behaviour changed is a new
+// entry of changes (with its source), not an if in each stage. The facts
+// and their sources (pkg/...:LINE at a commit of the release branch) are
+// in docs/fidelity/v20.1.md and docs/fidelity/v25.4.md.
+type Release struct {
+	// Build is the build the facts were chosen for.
+	Build Build
+
+	// Generator is workload's tpcc Meta.Version, the version= of every
+	// workload:// source: a node refuses a source naming another
+	// (pkg/ccl/importccl/read_import_workload.go).
+	Generator string
+	// SchemaGenerator is the generator of the release's first patch,
+	// whose layout benchrig's own loader creates (Version.Generator):
+	// 2.1.0 up to v20.1 (the FK indexes every v20.1 patch needs), 2.2.0
+	// from v20.2.
+	SchemaGenerator string
+	// SourceFlags are the generator's flags beyond seed, warehouses and
+	// fks that workload's csvServerPaths sends (every flag not
+	// RuntimeOnly), with their default values; nil when benchrig does not
+	// know the release's flag set (the caller must give them).
+	SourceFlags url.Values
+	// SchemaFKIndexes: the schema carries the foreign-key indexes by
+	// default (with --fks on generator 2.1.0, with
+	// --deprecated-fk-indexes, default true on release-20.1, from 2.2.0;
+	// v20.2 made them off by default).
+	SchemaFKIndexes bool
+	// ReplicateStaticColumns: workload has --replicate-static-columns
+	// (v20.2+).
+	ReplicateStaticColumns bool
+	// PartitionFKIndexes: the partitioning partitions the FK indexes of
+	// order_line and history (v20.1.0-.8; PR #55892 dropped them).
+	PartitionFKIndexes bool
+	// PartitionOrderIdx: the partitioning reaches "order"@order_idx.
+	// v20.1.0-.8 looked the index up under the quoted table name
+	// ("order" with its quotes) in information_schema, found nothing and
+	// skipped it silently; v20.1.9 strips the quotes.
+	PartitionOrderIdx bool
+	// StatsTables are the tables with injected statistics, in workload's
+	// Tables() order (5 up to v20.1.6; all 9 from v20.1.7, PR #54715).
+	StatsTables []string
+	// ItemReplicaPrefix names item's per-partition covering indexes:
+	// replicated_idx_<i> (replicateItem, v19.2-v20.2) or item_idx_<i>
+	// (replicateColumns, PR #56191, the v21.1 cycle).
+	ItemReplicaPrefix string
+	// ImportInto: workload's fixtures import creates the tables first and
+	// issues IMPORT INTO (true) or IMPORT TABLE t (schema) (false).
+	// fixture.go issued IMPORT TABLE through v21.2; IMPORT with an inline
+	// schema was deprecated in v21.2 and workload moved to CREATE TABLE
+	// IF NOT EXISTS + IMPORT INTO for v22.1 (cockroach.md §3.6 "≤21.x").
+	ImportInto bool
+	// NodeCountQuery is the query workload's fixtures import counts the
+	// nodes with, to give each one its share of the workload:// sources:
+	// crdb_internal.gossip_liveness (with the explicit empty database
+	// prefix, so it works before the database exists) up to v21.2, and
+	// the SQL instances from v22.1, where system.sql_instances exists and
+	// workload moved to it (the same release as IMPORT INTO).
+	NodeCountQuery string
+	// URLPerAffinity: workload maps URL j to partition affinity[j] and
+	// makes --workers workers over the host's own warehouses (PR #134796,
+	// v25.1+), rather than URL j to partition j % P and worker slots over
+	// every active warehouse.
+	URLPerAffinity bool
+
+	// Stop is how a node is stopped (for a binary swap and at teardown).
+	Stop Stop
+	// LogConfig: `cockroach start` takes its logging as YAML in --log
+	// (v21.1+); before, a node logs to its store's logs directory.
+	LogConfig bool
+	// UnsafeInternals: crdb_internal is an "unsafe internal", readable
+	// only while allow_unsafe_internals is on (v25.4+).
+	UnsafeInternals bool
+	// LicenseRequired: an unlicensed multi-node cluster is throttled (to
+	// 5 concurrent open transactions, 7 days after init), from
+	// LicenseRequiredFrom; before, only partitioning (an enterprise
+	// feature) needed a licence.
+	LicenseRequired bool
+}
+
+// Stop is how a release stops a node.
+type Stop int
+
+const (
+	// StopQuit is `cockroach quit` (up to v20.1; deprecated in v20.2,
+	// removed in v22.2); teardown signals the process instead.
+	StopQuit Stop = iota
+	// StopDrain is `cockroach node drain --self`, then SIGTERM and, after
+	// a grace period, SIGKILL: the documented node shutdown from v20.2.
+	StopDrain
+)
+
+// allStatsTables is workload's Tables() order.
+var allStatsTables = []string{"warehouse", "district", "customer", "history", "order", "new_order", "item", "stock", "order_line"}
+
+// Generator versions of CockroachDB's workload tpcc (its Meta.Version,
+// the version= parameter of workload:// IMPORT sources); package tpcc
+// names the same layouts Version21 and Version22 (a test holds them
+// equal).
+const (
+	Generator21 = "2.1.0"
+	Generator22 = "2.2.0"
+)
+
+// LicenseRequiredFrom is the first release whose unlicensed clusters are
+// throttled (Release.LicenseRequired).
+var LicenseRequiredFrom = Version{Major: 24, Minor: 3}
+
+// change is one change of CockroachDB's behaviour: from the build from
+// on (inclusive), apply changes the facts of the entries before. source
+// says where it is read (a PR, a docs/fidelity file); the conformance
+// tests of the change sit beside the entry in release_test.go.
+type change struct {
+	from   Build
+	source string
+	apply  func(*Release)
+}
+
+// changes are in order. The first entry is the baseline: v20.1.0's
+// workload and node commands (older releases are not claimed; they get
+// v20.1.0's facts, and so does a release not known at all).
+var changes = []change{
+	{Build{}, "docs/fidelity/v20.1.md", func(r *Release) {
+		r.Generator, r.SchemaGenerator = Generator21, Generator21
+		r.SourceFlags = url.Values{"interleaved": {"false"}}
+		r.SchemaFKIndexes, r.PartitionFKIndexes, r.PartitionOrderIdx = true, true, false
+		r.StatsTables = []string{"customer", "new_order", "item", "stock", "order_line"}
+		r.ItemReplicaPrefix = "replicated_idx_"
+		r.NodeCountQuery = `SELECT count(node_id) FROM "".crdb_internal.gossip_liveness`
+		r.Stop = StopQuit
+	}},
+	{Build{Version{20, 1}, 7}, "PR #54715 (backport of #54713), merged 2020-09-24: statistics for warehouse, district, history and order too",
+		func(r *Release) { r.StatsTables = allStatsTables }},
+	{Build{Version{20, 1}, 9}, "PR #55892, merged 2020-10-31: master's workload on release-20.1", func(r *Release) {
+		r.Generator = Generator22
+		r.SourceFlags = url.Values{"deprecated-fk-indexes": {"true"}, "interleaved": {"false"}}
+		r.PartitionFKIndexes, r.PartitionOrderIdx = false, true
+	}},
+	{Build{Version{20, 2}, 0}, "PR #53367: --deprecated-fk-indexes defaults to false; --replicate-static-columns; node drain replaces quit", func(r *Release) {
+		r.SchemaGenerator = Generator22
+		r.SourceFlags = url.Values{"deprecated-fk-indexes": {"false"}, "interleaved": {"false"}}
+		r.SchemaFKIndexes = false
+		r.ReplicateStaticColumns = true
+		r.Stop = StopDrain
+	}},
+	{Build{Version{21, 1}, 0}, "docs#9774: families and replicate-static-columns are generator flags; PR #56191: item_idx_<i>; --log YAML", func(r *Release) {
+		r.SourceFlags = url.Values{"deprecated-fk-indexes": {"false"}, "families": {"false"}, "interleaved": {"false"},
+			"replicate-static-columns": {"false"}}
+		r.ItemReplicaPrefix = "item_idx_"
+		r.LogConfig = true
+	}},
+	{Build{Version{21, 2}, 0}, "v21.2 removed interleaved and added flags benchrig does not list",
+		func(r *Release) { r.SourceFlags = nil }},
+	{Build{Version{22, 1}, 0}, "cockroach.md §3.6: CREATE TABLE + IMPORT INTO; system.sql_instances", func(r *Release) {
+		r.ImportInto = true
+		r.NodeCountQuery = `SELECT count(1) FROM system.sql_instances WHERE addr IS NOT NULL`
+	}},
+	{Build{LicenseRequiredFrom, 0}, "every multi-node cluster needs a licence key (docs/fidelity/v25.4.md)",
+		func(r *Release) { r.LicenseRequired = true }},
+	{Build{Version{25, 1}, 0}, "PR #134796: URL j serves affinity[j]; generator flags of current.go (docs/fidelity/v25.4.md)", func(r *Release) {
+		r.URLPerAffinity = true
+		r.SourceFlags = currentSourceFlags()
+	}},
+	{Build{Version{25, 4}, 0}, "docs/fidelity/v25.4.md: crdb_internal is an unsafe internal",
+		func(r *Release) { r.UnsafeInternals = true }},
+}
+
+// Release returns the facts of b (the zero Build: the baseline's).
+func (b Build) Release() Release {
+	r := Release{Build: b}
+	for _, c := range changes {
+		if b.atLeast(c.from) {
+			c.apply(&r)
+		}
+	}
+	return r
+}
+
+// HasStats says whether workload injects statistics into table.
+func (r Release) HasStats(table string) bool { return slices.Contains(r.StatsTables, table) }
+
+// BeforeInternals are the statements a session runs before it reads
+// crdb_internal (the replication wait).
+func (r Release) BeforeInternals() []string {
+	if r.UnsafeInternals {
+		return []string{"SET allow_unsafe_internals = on"}
+	}
+	return nil
+}
+
+// SettleStatements are the session's statements of the wait for
+// up-replication and partitioning: BeforeInternals, then
+// ReplicationSettledSQL.
+func (r Release) SettleStatements(replicas int) []string {
+	return append(r.BeforeInternals(), ReplicationSettledSQL(replicas))
+}
+
+// RetiredSetting says whether the release no longer has cluster setting
+// name, and which release removed it.
+func (r Release) RetiredSetting(name string) (removedIn Version, gone bool) {
+	v, ok := RetiredIn(name)
+	return v, ok && r.Build.AtLeast(v.Major, v.Minor)
+}
+
+// ReplicationSettledSQL is a cheap test that up-replication has finished:
+// it fails (SQLSTATE 55000, so a poll loop retries) while any range has
+// fewer than replicas replicas or a store's replicate queue has work.
+// crdb_internal.ranges_no_leases reads range descriptors only, where
+// crdb_internal.ranges asks every range's leaseholder for its lease (one
+// RPC per range: minutes on the 100k recipe's ranges).
+func ReplicationSettledSQL(replicas int) string {
+	return fmt.Sprintf(`SELECT CASE WHEN
+ (SELECT count(*) FROM crdb_internal.ranges_no_leases WHERE array_length(replicas, 1) < %d) > 0
+ OR (SELECT coalesce(sum((metrics->>'queue.replicate.pending')::INT8), 0) FROM crdb_internal.kv_store_status) > 0
+ THEN crdb_internal.force_error('55000', 'up-replication and partitioning not finished')
+ ELSE 0 END`, replicas)
+}
