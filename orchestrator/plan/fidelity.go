@@ -2,6 +2,7 @@ package plan
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/tpcc"
@@ -134,9 +135,10 @@ func validateFidelity(ps *problems, p *Plan) {
 		if t.Import.Method == ImportCopy {
 			ps.at(p.node(&t.Import.Method), "tpcc.import.method: copy is benchrig's loader; with driver: workload the import is workload fixtures import")
 		}
-		if len(t.Extra) > 0 || t.Search != nil || t.Sweep != nil || t.Repeat > 1 {
-			ps.at(p.node(&t.Driver), "tpcc.driver: workload runs the recipe's commands; extra_flags, search, sweep and repeat are benchrig driver features")
+		if t.Search != nil || t.Sweep != nil || t.Repeat > 1 {
+			ps.at(p.node(&t.Driver), "tpcc.driver: workload runs the recipe's commands; search, sweep and repeat are benchrig driver features")
 		}
+		validateWorkloadRun(ps, p)
 	default:
 		ps.at(p.node(&t.Driver), "tpcc.driver: want benchrig or workload, got %q", t.Driver)
 	}
@@ -185,4 +187,60 @@ func validateFidelity(ps *problems, p *Plan) {
 			}
 		}
 	}
+}
+
+// validateWorkloadRun holds driver: workload's measured run to what the
+// release's workload accepts: a --histograms name it takes (from v24.3
+// one ending in .json), and extra flags of its own `workload run tpcc`,
+// none the plan sets itself nor one naming a file on the host.
+//
+// fidelity:v25.4/42 fidelity:v25.4/44 fidelity:v20.1/S74
+func validateWorkloadRun(ps *problems, p *Plan) {
+	t := &p.TPCC
+	rel, ok := p.Release()
+	if !ok {
+		if len(t.Extra) > 0 {
+			ps.at(p.node(&t.Extra), "tpcc.extra_flags: with driver: workload they are checked against the release's workload; give tpcc.cockroach_version (or a binary named for its release)")
+		}
+		return
+	}
+	if err := rel.HistogramOK(t.Histograms); err != nil {
+		ps.at(p.nodeOr(&t.Histograms), "tpcc.histograms: %v", err)
+	}
+	n := p.nodeOr(&t.Extra)
+	for i, f := range t.Extra {
+		at := seqItem(n, i)
+		name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		if err := rel.CheckWorkloadFlag(f); err != nil {
+			ps.at(at, "tpcc.extra_flags[%d]: %v", i, err)
+		} else if why, set := workloadPlanSetFlags[name]; set {
+			ps.at(at, "tpcc.extra_flags[%d]: --%s is not for extra_flags: %s", i, name, why)
+		}
+	}
+}
+
+// workloadPlanSetFlags are the `workload run tpcc` flags a plan's extra
+// flags may not give: those its own fields set (the recipe's command
+// line) and those that name a file or a secret on the host.
+var workloadPlanSetFlags = map[string]string{
+	"histograms":               "benchrig names the run's files (tpcc.histograms sets the name)",
+	"query-trace-file":         "it names an output file on the host",
+	"txn-preamble-file":        "it names a file on the host",
+	"password":                 "a secret on a command line",
+	"warehouses":               "set from tpcc.warehouses",
+	"active-warehouses":        "set from tpcc.active_warehouses",
+	"partitions":               "set from tpcc.partitions",
+	"partition-affinity":       "set from the workload hosts' partitions",
+	"partition-strategy":       "set from tpcc.partition_strategy",
+	"zones":                    "set from tpcc.zones",
+	"ramp":                     "set from tpcc.ramp",
+	"duration":                 "set from tpcc.duration",
+	"wait":                     "set from tpcc.wait",
+	"workers":                  "set from tpcc.workers",
+	"conns":                    "set from tpcc.conns",
+	"db":                       "set from tpcc.database",
+	"init":                     "the import stage loads the data",
+	"drop":                     "the import stage loads the data",
+	"data-loader":              "set from tpcc.import.method",
+	"replicate-static-columns": "set from tpcc.replicate_static_columns",
 }

@@ -122,9 +122,14 @@ func (f cockroachFlavor) sql(h plan.Host, stmts ...string) remote.Cmd {
 
 func (f cockroachFlavor) init(st *Stage) {
 	n := f.p.Nodes[0]
+	var note string
+	if s := f.p.LicenceNote(); s != "" {
+		note = "-- " + s // from v24.3 a licence is optional (fidelity:v25.4/15)
+	}
 	st.Steps = append(st.Steps,
 		Step{Host: n.Name, Kind: Exec, What: "initialise the cluster", Idempotent: true, // crdbInitScript accepts an initialised cluster
-			Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbInitScript, "sh", f.bin(), "init", "--insecure", "--host=" + hostPort(n)}}},
+			Cmd:   remote.Cmd{Args: []string{"sh", "-c", crdbInitScript, "sh", f.bin(), "init", "--insecure", "--host=" + hostPort(n)}},
+			Shows: note},
 		Step{Host: n.Name, Kind: Wait, What: "wait for SQL", Poll: 2 * time.Second, Timeout: 5 * time.Minute, Settle: 1,
 			Cmd: f.sql(n, "SELECT 1")},
 	)
@@ -284,12 +289,16 @@ func (f cockroachFlavor) partition(st *Stage, c *compiler) {
 }
 
 // waitReplicated waits until up-replication and partitioning have
-// settled: every range has its replicas and no store's replicate queue
-// has work, four polls in a row.
+// settled, by the release's criterion (crdb.Release.SettleStatements):
+// every range has its replicas and no store's replicate queue (from
+// v24.1 nor lease queue) has work, four polls in a row.
+//
+// fidelity:v25.4/21 fidelity:v25.4/43
 func (f cockroachFlavor) waitReplicated(st *Stage) {
 	n := f.p.Nodes[0]
 	replicas := max(f.p.Settings.Replicas, 3)
-	stmts := append(releaseOf(f.p).internals(), crdb.ReplicationSettledSQL(replicas))
+	rel, _ := f.p.Release()
+	stmts := rel.SettleStatements(replicas)
 	st.add(Step{Host: n.Name, Kind: Wait, What: "wait for up-replication and partitioning",
 		Poll: 30 * time.Second, Timeout: 4 * time.Hour, Settle: 4,
 		Cmd: f.sql(n, stmts...)})

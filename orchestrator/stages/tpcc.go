@@ -112,19 +112,31 @@ func (w tpccWorkload) Run(st *Stage) error {
 func (w tpccWorkload) Results() []ResultFile {
 	// workload writes only the histograms and its output; tpcc merge
 	// reads them.
-	return w.roundFiles(w.c.p.Rounds(), w.c.p.TPCC.Driver != plan.DriverWorkload)
+	with := withBenchrigFiles
+	if w.c.p.TPCC.Driver == plan.DriverWorkload {
+		with = withWorkloadOutput
+	}
+	return w.roundFiles(w.c.p.Rounds(), with)
 }
 
-func (w tpccWorkload) roundFiles(rounds []plan.Round, results bool) []ResultFile {
+// What roundFiles lists beside each histogram file.
+const (
+	histogramsOnly     = iota
+	withBenchrigFiles  // the driver's result and ticks files
+	withWorkloadOutput // workload's kept output (driver: workload)
+)
+
+func (w tpccWorkload) roundFiles(rounds []plan.Round, with int) []ResultFile {
 	p := w.c.p
 	var out []ResultFile
 	for _, rd := range rounds {
 		for i, h := range p.Workload {
 			hf := plan.HistogramFile(p, i, rd)
 			files := []string{hf}
-			if results {
+			switch with {
+			case withBenchrigFiles:
 				files = append(files, tpcc.ResultFileFor(hf), tpcc.TicksFileFor(hf))
-			} else {
+			case withWorkloadOutput:
 				files = append(files, tpcc.WorkloadOutputFileFor(hf))
 			}
 			for _, f := range files {
@@ -150,7 +162,7 @@ func (w tpccWorkload) Merge(st *Stage) {
 	p := w.c.p
 	for _, rd := range p.Rounds() {
 		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.ActiveWarehouses(p)), "--json", "results/" + tpcc.MergedFile(rd.Label)}
-		for _, f := range w.roundFiles([]plan.Round{rd}, false) {
+		for _, f := range w.roundFiles([]plan.Round{rd}, histogramsOnly) {
 			args = append(args, f.Local)
 		}
 		st.add(Step{Host: LocalHost, Kind: Local, What: strings.TrimSpace("merge histograms " + rd.Label),
