@@ -180,6 +180,8 @@ type change struct {
 // changes are in order. The first entry is the baseline: v20.1.0's
 // workload and node commands (older releases are not claimed; they get
 // v20.1.0's facts, and so does a release not known at all).
+//
+// fidelity:v20.1/S8 fidelity:v20.1/S9 fidelity:v20.1/S10 fidelity:v20.1/S12 fidelity:v20.1/S13 fidelity:v20.1/S14 fidelity:v20.1/S19 fidelity:v20.1/S20
 var changes = []change{
 	{Build{}, "docs/fidelity/v20.1.md", func(r *Release) {
 		r.Generator, r.SchemaGenerator = Generator21, Generator21
@@ -262,6 +264,8 @@ func (r Release) BeforeInternals() []string {
 // up-replication and partitioning: BeforeInternals, then the release's
 // settle criterion (ReplicationSettledSQL: with the lease queue from
 // v24.1).
+//
+// fidelity:v25.4/43
 func (r Release) SettleStatements(replicas int) []string {
 	q := []string{"queue.replicate.pending"}
 	if r.LeaseQueue {

@@ -53,6 +53,8 @@ func DataCLoad(l Loader, seed uint64) int {
 // NewDataGeneration describes the data of loader l and a run whose C-Run
 // is workload's (the seed's C-Load: CockroachDB's workload, or the
 // workload profile) when workloadRun.
+//
+// fidelity:v20.1/D29
 func NewDataGeneration(l Loader, seed uint64, workloadRun bool) DataGeneration {
 	if seed == 0 {
 		seed = DefaultDataSeed

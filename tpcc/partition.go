@@ -29,6 +29,8 @@ type Partitions struct {
 
 // NewPartitions validates and builds the split. count >= 1,
 // 1 <= active <= warehouses, count <= warehouses.
+//
+// fidelity:v20.1/S45
 func NewPartitions(warehouses, active, count int) (Partitions, error) {
 	switch {
 	case warehouses < 1:
@@ -135,6 +137,8 @@ type partitionedObject struct {
 //     order_line_stock_fk_idx by ol_supply_w_id, history_customer_fk_idx
 //     by h_c_w_id and history_district_fk_idx by h_w_id. stock_item_fk_idx
 //     is on s_i_id, not a warehouse, and stays unpartitioned.
+//
+// fidelity:v20.1/S50 fidelity:v20.1/S51 fidelity:v20.1/S52 fidelity:v20.1/S53 fidelity:v20.1/S54 fidelity:v20.1/S55
 func partitionedObjects(rel crdb.Release, schemaFKIndexes bool) []partitionedObject {
 	fkIndexes := schemaFKIndexes && rel.PartitionFKIndexes
 	objs := []partitionedObject{
@@ -179,12 +183,16 @@ type staticReplica struct {
 // v20.2; item_idx_<i> from replicateColumns, which PR #56191 (opened on
 // master 2020-11-02, after release-20.2 was cut) brought in the v21.1
 // cycle.
+//
+// fidelity:v20.1/S56
 func ItemReplicaIndex(v crdb.Version, i int) string {
 	return crdb.BuildOf(v).Release().ItemReplicaPrefix + strconv.Itoa(i)
 }
 
 // constraint is the locality constraint of partition i: +rack=<i> (the
 // racks roachprod --racks and benchrig assign) or +zone=<zones[i]>.
+//
+// fidelity:v20.1/S49
 func (o PartitionOptions) constraint(i int) string {
 	if len(o.Zones) > 0 {
 		return "+zone=" + o.Zones[i]
@@ -221,6 +229,8 @@ func (o PartitionOptions) validate() error {
 // INDEX item_idx_<i> ... STORING (...) and a zone config pinning one
 // replica and the lease to rack i (named replicated_idx_<i> up to v20.1,
 // see ItemReplicaIndex).
+//
+// fidelity:v20.1/S46 fidelity:v20.1/S47 fidelity:v20.1/S48 fidelity:v20.1/S57
 func WorkloadPartitionStatements(o PartitionOptions) ([]string, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -295,6 +305,8 @@ func PartitionStatements(p Partitions, strategy crdb.PartitionStrategy, zones []
 // database: the number of p0_<i> partitions of warehouse (0: not
 // partitioned). benchrig adds the database filter, so that another TPC-C
 // database on the cluster does not count.
+//
+// fidelity:v20.1/S58
 const PartitionCountQuery = `SELECT count(*) FROM crdb_internal.tables t JOIN crdb_internal.partitions p USING (table_id) WHERE t.name = 'warehouse' AND t.database_name = current_database() AND p.name ~ 'p0_\d+'`
 
 // ScatterStatements are --scatter's: ALTER TABLE ... SCATTER on the nine

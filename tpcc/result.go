@@ -174,6 +174,8 @@ var HistogramSuffixes = []string{".histogram.ndjson", ".histogram.json"}
 // HistogramStem is a histogram file's name without its suffix
 // (workload1.histogram.json -> workload1); ok is false for a name with
 // neither suffix.
+//
+// fidelity:v25.4/42
 func HistogramStem(name string) (stem, suffix string, ok bool) {
 	for _, s := range HistogramSuffixes {
 		if stem, ok := strings.CutSuffix(name, s); ok {
@@ -572,6 +574,8 @@ const finalLineTail = 64 << 10
 
 // workloadFinalLines reads the totals line of the workload output kept
 // beside each histogram file, when there is one.
+//
+// fidelity:v20.1/D31
 func workloadFinalLines(paths []string) []HostFinalLine {
 	var out []HostFinalLine
 	for _, p := range paths {

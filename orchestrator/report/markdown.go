@@ -289,6 +289,10 @@ func writeDisks(b *strings.Builder, all []Disk) {
 
 // writeWorkloadFinal is workload's own totals line per host, named apart
 // from the merged efficiency above it.
+//
+// fidelity:v20.1/D31
+//
+// fidelity:v25.4/45
 func writeWorkloadFinal(b *strings.Builder, lines []WorkloadFinal) {
 	if len(lines) == 0 {
 		return

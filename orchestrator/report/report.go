@@ -154,6 +154,8 @@ type Params struct {
 
 // dataGeneration is what the plan's import generated its data with
 // (the seed is workload's default: plans give none).
+//
+// fidelity:v20.1/D29
 func dataGeneration(p *plan.Plan) *tpcc.DataGeneration {
 	if p.Benchmark != "" && p.Benchmark != "tpcc" {
 		return nil

@@ -42,6 +42,8 @@ type hostRun struct {
 
 // readRound merges a round's histogram files (paths relative to runDir)
 // and reads each host's run result next to its histogram file.
+//
+// fidelity:v20.1/D26
 func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *round {
 	merged, err := readMerged(runDir, label, w, files)
 	if err != nil {

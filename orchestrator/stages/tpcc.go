@@ -96,6 +96,8 @@ func (c *compiler) loadURL(i, from int) string {
 }
 
 // Allocate is the 100k recipe's long ramp with a 1ms duration.
+//
+// fidelity:v25.4/35
 func (w tpccWorkload) Allocate(st *Stage) {
 	w.c.tpccRun(st, "allocate", w.c.p.TPCC.AllocateRamp, plan.Duration(time.Millisecond), false)
 }
@@ -158,6 +160,10 @@ func (w tpccWorkload) Collect(st *Stage) {
 
 // Merge combines each round's histograms on this machine, as the recipe's
 // `workload debug tpcc-merge-results`, and writes the merged result.
+//
+// fidelity:v20.1/S62
+//
+// fidelity:v25.4/38
 func (w tpccWorkload) Merge(st *Stage) {
 	p := w.c.p
 	for _, rd := range p.Rounds() {
@@ -173,6 +179,8 @@ func (w tpccWorkload) Merge(st *Stage) {
 // tpccRun runs `benchrig tpcc run` on every workload host with its
 // partitions. allocate (the 100k recipe's long ramp with a 1ms duration)
 // and run differ in timing and in writing histograms.
+//
+// fidelity:v25.4/36 fidelity:v25.4/37
 func (c *compiler) tpccRun(st *Stage, what string, ramp, duration plan.Duration, histograms bool) {
 	p := c.p
 	rounds := []plan.Round{{}}

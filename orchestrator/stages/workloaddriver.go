@@ -75,6 +75,10 @@ func init() {
 // binaries.workload when the plan gives one, else the cluster's own
 // cockroach binary (every release since v19.1 has `cockroach workload`;
 // v20.1's includes fixtures import through its CCL init hooks).
+//
+// fidelity:v20.1/S61
+//
+// fidelity:v25.4/17
 func workloadBinary(p *plan.Plan) (b plan.Binary, file string) {
 	if p.Binaries.Workload != nil {
 		return *p.Binaries.Workload, "workload"
@@ -112,6 +116,10 @@ func (c *compiler) workloadInstall(st *Stage, h plan.Host) {
 
 // workloadImport is the recipe's `./workload fixtures import tpcc
 // --warehouses W "<url of any node>"` from the first workload host.
+//
+// fidelity:v20.1/S15
+//
+// fidelity:v25.4/16 fidelity:v25.4/21
 func (f cockroachFlavor) workloadImport(st *Stage) {
 	p := f.p
 	t := p.TPCC
@@ -146,6 +154,8 @@ func (f cockroachFlavor) workloadImport(st *Stage) {
 // which generates the rows on the client (after the generator's Validate,
 // so C_LAST with the seed's C-Load) and inserts them; no IMPORT and no
 // injected statistics.
+//
+// fidelity:v20.1/S73
 func (f cockroachFlavor) workloadInit(st *Stage) {
 	p := f.p
 	t := p.TPCC
@@ -163,6 +173,8 @@ func (f cockroachFlavor) workloadInit(st *Stage) {
 // workloadPartition is the recipe's short partitioning run. workload
 // never judges it (its PostRun prints the figures and returns nil), so
 // only its exit status counts.
+//
+// fidelity:v20.1/S60
 func (f cockroachFlavor) workloadPartition(st *Stage) {
 	p := f.p
 	t := p.TPCC

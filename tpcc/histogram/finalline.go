@@ -43,6 +43,10 @@ const maxFinalLine = 256
 // parses the row after it strictly: nine fields, the first ending in s,
 // the third in %, every number finite and not negative. The output comes
 // from a remote host: it is read as data, never printed.
+//
+// fidelity:v20.1/D31
+//
+// fidelity:v25.4/45
 func ParseFinalLine(out []byte) (FinalLine, error) {
 	var row string
 	found := false
