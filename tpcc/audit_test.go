@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
@@ -52,7 +51,7 @@ func simulateRun(t *testing.T, seed uint64, warehouses, newOrders int) ([]AuditR
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := planTerminals(parts, nil, 1, crdb.Version{Major: 20, Minor: 1})
+	pl, err := planTerminals(parts, nil, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}

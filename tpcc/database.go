@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/internal/redact"
 )
 
@@ -43,20 +42,6 @@ func CreateDatabase(ctx context.Context, url string) error {
 		return fmt.Errorf("create database %s: %w", db, err)
 	}
 	return nil
-}
-
-// ServerGeneratorVersion is the workload generator version whose layout
-// init follows on the connected server: "" on PostgreSQL, on CockroachDB
-// GeneratorVersion of its release.
-func ServerGeneratorVersion(ctx context.Context, conn *pgx.Conn, d Dialect) (string, error) {
-	if d != Cockroach {
-		return "", nil
-	}
-	var v string
-	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
-		return "", fmt.Errorf("select version(): %w", err)
-	}
-	return crdb.GeneratorVersion(v)
 }
 
 // InitSummary is the line `tpcc init` prints: what was created, from the

@@ -65,4 +65,14 @@
 // own warehouses, which is what its terminals can produce) and, labelled
 // beside it, workload's per-host efc over all active warehouses of the run;
 // `tpcc merge` uses tpcc-merge-results' 12.605 over the total.
+//
+// # What it must not know
+//
+// tpcc knows no CockroachDB release: it imports neither crdb nor
+// crdb/fixtures (the orchestrator's layout test fails if it does). What
+// differs per release reaches it as values from the command layer
+// (tpcc/command): RunConfig.URLPerAffinity, RunConfig.Cockroach (a
+// CockroachFixtures: partitioning and --scatter) and InitOptions.Partition.
+// CockroachDB's IMPORT and partitioning DDL are in crdb/fixtures, the
+// command-line types and flows in tpcc/command.
 package tpcc

@@ -128,9 +128,9 @@ func DatabaseMeta(ctx context.Context, q Querier, dataSeed uint64) (m Meta, stor
 // workload's layout.
 var ErrNotLoaded = errors.New("not a loaded TPC-C database")
 
-// recordPartitions notes a partitioning in benchrig_meta, when there is
+// RecordPartitions notes a partitioning in benchrig_meta, when there is
 // one: a database loaded by workload has none, and needs none.
-func recordPartitions(ctx context.Context, db Execer, n int) error {
+func RecordPartitions(ctx context.Context, db Execer, n int) error {
 	if _, err := db.Exec(ctx, `UPDATE `+metaTable+` SET partitions = $1 WHERE id = 1`, n); err != nil && !isUndefinedTable(err) {
 		return fmt.Errorf("record in %s: %w", metaTable, err)
 	}

@@ -72,7 +72,7 @@ func TestDatabaseMeta(t *testing.T) {
 	}
 	// Partitioning a database without benchrig_meta records nothing and
 	// fails on nothing.
-	if err := recordPartitions(ctx, conn, 3); err != nil {
+	if err := RecordPartitions(ctx, conn, 3); err != nil {
 		t.Errorf("recordPartitions without benchrig_meta: %v", err)
 	}
 }

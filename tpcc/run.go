@@ -14,10 +14,25 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
+
+// CockroachFixtures is what Run asks of CockroachDB's own fixtures
+// before a run, as workload's run does them (crdb/fixtures, for the
+// release the command layer knows or asks): tpcc declares it and knows
+// no release.
+type CockroachFixtures interface {
+	// Detect asks the server what the fixtures need of its release when
+	// the command line did not say.
+	Detect(ctx context.Context, db Querier) error
+	// Strategy names the partitioning strategy for the line Run prints.
+	Strategy() string
+	// Partition lays the tables out in parts unless they already are.
+	Partition(ctx context.Context, db DB, parts Partitions) error
+	// ScatterStatements are --scatter's statements.
+	ScatterStatements() []string
+}
 
 // RunConfig is `benchrig tpcc run`. Flag names follow CockroachDB's
 // `workload run tpcc` where the concept is the same.
@@ -31,8 +46,8 @@ type RunConfig struct {
 	// On CockroachDB, a run with Partitions > 1 first partitions the
 	// tables if they are not yet (idempotent), as CockroachDB's workload
 	// does: the recipes partition with a short run after the import.
-	PartitionStrategy crdb.PartitionStrategy
-	Zones             []string
+	// Cockroach does it (and --scatter); the command layer gives it.
+	Cockroach CockroachFixtures
 
 	Ramp, Duration time.Duration
 	// Wait scales keying and think times: 1 is the spec (10 terminals
@@ -57,18 +72,15 @@ type RunConfig struct {
 	Isolation pgx.TxIsoLevel
 
 	// CockroachDB workload's run flags (workloadflags.go).
-	Version                crdb.Version      // the cluster's release: URL mapping, worker count, partitioning (zero: v20.1's)
-	Build                  crdb.Build        // Version with its patch level (zero: asked with Version, or unknown), for the partitioning
-	Mix                    *Mix              // --mix (nil: the spec's deck)
-	MaxRate                float64           // --max-rate: transactions/s over this host (0: unlimited)
-	MaxOps                 uint64            // --max-ops: end the run after this many (0: unlimited)
-	QueryExecMode          pgx.QueryExecMode // --method (0: prepare)
-	Scatter                bool              // --scatter: ALTER TABLE ... SCATTER before the run
-	ReplicateStaticColumns bool              // --replicate-static-columns, when the run partitions
-	FKs                    bool              // --fks: the schema's FK indexes (v20.1) are partitioned too
-	DataSeed               uint64            // --seed: the data generator's seed (0: 1, workload's); gives C-Load without benchrig_meta, must match it with
-	HistogramsMaxLatency   time.Duration     // --histograms-max-latency (0: 100s)
-	limit                  *opLimiter
+	URLPerAffinity       bool              // the release's URL mapping and worker count (crdb.Release.URLPerAffinity; false: v20.1's)
+	Mix                  *Mix              // --mix (nil: the spec's deck)
+	MaxRate              float64           // --max-rate: transactions/s over this host (0: unlimited)
+	MaxOps               uint64            // --max-ops: end the run after this many (0: unlimited)
+	QueryExecMode        pgx.QueryExecMode // --method (0: prepare)
+	Scatter              bool              // --scatter: ALTER TABLE ... SCATTER before the run (Cockroach.ScatterStatements)
+	DataSeed             uint64            // --seed: the data generator's seed (0: 1, workload's); gives C-Load without benchrig_meta, must match it with
+	HistogramsMaxLatency time.Duration     // --histograms-max-latency (0: 100s)
+	limit                *opLimiter
 
 	// Profile is the load profile (wl_profile.go; "": the dialect's
 	// default, workload's on CockroachDB, pipelined on PostgreSQL) and
@@ -155,13 +167,13 @@ type plan struct {
 // a URL of its own uses all of them.
 //
 // fidelity:v20.1/D20 fidelity:v20.1/D22
-func planTerminals(p Partitions, affinity []int, nURLs int, v crdb.Version) (plan, error) {
+func planTerminals(p Partitions, affinity []int, nURLs int, urlPerAffinity bool) (plan, error) {
 	if len(affinity) == 0 {
 		for i := range p.Count {
 			affinity = append(affinity, i)
 		}
 	}
-	urlsOf := urlPartitions(v, p.Count, affinity, nURLs)
+	urlsOf := urlPartitions(urlPerAffinity, p.Count, affinity, nURLs)
 	var pl plan
 	for _, part := range affinity {
 		if part < 0 || part >= p.Count {
@@ -286,7 +298,7 @@ func (cfg *RunConfig) sizing(terminals int, parts Partitions, prof loadProfile) 
 	if noWait && cfg.Workers > 0 {
 		// workload's --workers counts every partition's workers; this
 		// host creates the share its version gives its affinity.
-		workers = WorkersForHost(cfg.Version, cfg.Workers, parts, cfg.Affinity)
+		workers = WorkersForHost(cfg.URLPerAffinity, cfg.Workers, parts, cfg.Affinity)
 	}
 	conns = cfg.Conns
 	if conns == 0 {
@@ -315,7 +327,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %w", err)
 	}
-	pl, err := planTerminals(parts, cfg.Affinity, len(cfg.URLs), cfg.Version)
+	pl, err := planTerminals(parts, cfg.Affinity, len(cfg.URLs), cfg.URLPerAffinity)
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %w", err)
 	}
@@ -352,23 +364,24 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 	}
-	if dialect == Cockroach && cfg.Version == (crdb.Version{}) {
-		if cfg.Build, err = crdb.DetectBuild(ctx, pools[0]); err != nil {
+	if dialect == Cockroach && (cfg.Partitions > 1 || cfg.Scatter) && cfg.Cockroach == nil {
+		return nil, errors.New("tpcc run: partitioning or scattering CockroachDB needs its fixtures (the command layer gives them)")
+	}
+	if dialect == Cockroach && cfg.Cockroach != nil {
+		if err := cfg.Cockroach.Detect(ctx, pools[0]); err != nil {
 			return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 		}
-		cfg.Version = cfg.Build.Version
 	}
 	if dialect == Cockroach && cfg.Partitions > 1 {
-		fmt.Fprintf(out, "Partitioning the tables %d ways (%s) if they are not yet\n", cfg.Partitions, cfg.PartitionStrategy)
+		fmt.Fprintf(out, "Partitioning the tables %d ways (%s) if they are not yet\n", cfg.Partitions, cfg.Cockroach.Strategy())
 		out.Flush()
-		if err := PartitionWorkload(ctx, pools[0], PartitionOptions{Version: cfg.Version, Build: cfg.Build, Parts: parts, Strategy: cfg.PartitionStrategy, Zones: cfg.Zones,
-			ReplicateStaticColumns: cfg.ReplicateStaticColumns, FKIndexes: cfg.FKs && cfg.Version.FKIndexes()}); err != nil {
+		if err := cfg.Cockroach.Partition(ctx, pools[0], parts); err != nil {
 			return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 		}
 		meta.Partitions = cfg.Partitions
 	}
 	if dialect == Cockroach && cfg.Scatter {
-		for _, s := range ScatterStatements() {
+		for _, s := range cfg.Cockroach.ScatterStatements() {
 			if _, err := pools[0].Exec(ctx, s); err != nil {
 				return nil, fmt.Errorf("tpcc run: --scatter: %s: %w", s, err)
 			}

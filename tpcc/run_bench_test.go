@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
@@ -38,7 +37,7 @@ func BenchmarkTerminalMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := planTerminals(parts, nil, 1, crdb.Version{Major: 20, Minor: 1})
+		pl, err := planTerminals(parts, nil, 1, false)
 		if err != nil {
 			b.Fatal(err)
 		}

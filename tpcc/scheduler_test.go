@@ -4,8 +4,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/benchrig/benchrig/crdb"
 )
 
 func TestSchedulerReleasesInDueOrder(t *testing.T) {
@@ -69,15 +67,15 @@ func TestPlanTerminals(t *testing.T) {
 		urls       int
 		warehouses []int32
 		urlOf      map[int32]uint16 // warehouse -> pool
-		v          crdb.Version
+		v          bool
 	}{
-		{"all partitions, one URL", nil, 1, []int32{0, 1, 2, 6, 7, 8, 13, 14, 15, 16}, map[int32]uint16{0: 0, 16: 0}, crdb.Version{Major: 20, Minor: 1}},
-		{"one affinity, URLs spread by w_id", []int{1}, 2, []int32{6, 7, 8}, map[int32]uint16{6: 0, 7: 1, 8: 0}, crdb.Version{Major: 20, Minor: 1}},
+		{"all partitions, one URL", nil, 1, []int32{0, 1, 2, 6, 7, 8, 13, 14, 15, 16}, map[int32]uint16{0: 0, 16: 0}, false},
+		{"one affinity, URLs spread by w_id", []int{1}, 2, []int32{6, 7, 8}, map[int32]uint16{6: 0, 7: 1, 8: 0}, false},
 		// v25.1+: URL j serves affinity[j] (wrapping).
-		{"v25.1, two affinities, URL j serves affinity[j%2]", []int{0, 2}, 4, []int32{0, 1, 2, 13, 14, 15, 16}, map[int32]uint16{0: 0, 1: 2, 13: 3, 14: 1}, crdb.Version{Major: 25, Minor: 1}},
+		{"v25.1, two affinities, URL j serves affinity[j%2]", []int{0, 2}, 4, []int32{0, 1, 2, 13, 14, 15, 16}, map[int32]uint16{0: 0, 1: 2, 13: 3, 14: 1}, true},
 		// Up to v24.x: URL j serves partition j % P: p0 has URLs 0 and 3,
 		// p2 has URL 2.
-		{"v20.1, two affinities, URL j serves partition j%3", []int{0, 2}, 4, []int32{0, 1, 2, 13, 14, 15, 16}, map[int32]uint16{0: 0, 1: 3, 13: 2, 14: 2}, crdb.Version{Major: 20, Minor: 1}},
+		{"v20.1, two affinities, URL j serves partition j%3", []int{0, 2}, 4, []int32{0, 1, 2, 13, 14, 15, 16}, map[int32]uint16{0: 0, 1: 3, 13: 2, 14: 2}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pl, err := planTerminals(parts, tc.affinity, tc.urls, tc.v)
@@ -101,7 +99,7 @@ func TestPlanTerminals(t *testing.T) {
 			}
 		})
 	}
-	if _, err := planTerminals(parts, []int{3}, 1, crdb.Version{Major: 20, Minor: 1}); err == nil {
+	if _, err := planTerminals(parts, []int{3}, 1, false); err == nil {
 		t.Error("affinity outside the partitions accepted")
 	}
 }

@@ -46,7 +46,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/benchrig/benchrig/crdb"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -438,9 +437,11 @@ type InitOptions struct {
 	Dialect    Dialect
 	// Partitions > 1 partitions the tables by warehouse range.
 	Partitions int
-	// Strategy, Zones: CockroachDB only (see PartitionStatements).
-	Strategy crdb.PartitionStrategy
-	Zones    []string
+	// Partition lays a CockroachDB database out in the partitions (its
+	// --partition-strategy and --zones: crdb/fixtures.PartitionCockroach,
+	// given by the command layer); PostgreSQL's partitions are in its
+	// CREATE TABLEs.
+	Partition func(ctx context.Context, db DB, p Partitions) error
 	// Drop drops the nine tables and the bookkeeping tables first.
 	Drop bool
 	// Version is workload's generator version whose schema to create
@@ -492,7 +493,10 @@ func Init(ctx context.Context, db DB, o InitOptions) error {
 		}
 	}
 	if o.Dialect == Cockroach && parts > 1 {
-		if err := PartitionCockroach(ctx, db, p, o.Strategy, o.Zones); err != nil {
+		if o.Partition == nil {
+			return errors.New("init: partitioning CockroachDB needs its fixtures (the command layer gives them)")
+		}
+		if err := o.Partition(ctx, db, p); err != nil {
 			return fmt.Errorf("init: %w", err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchrig/benchrig/crdb"
 	goldenfile "github.com/benchrig/benchrig/internal/golden"
 )
 
@@ -143,30 +142,6 @@ func TestWorkloadDDL(t *testing.T) {
 	}
 	if a, _ := TableSchema(Cockroach, "", "order"); a == "" {
 		t.Error("order without quotes not found")
-	}
-}
-
-func TestCockroachPartitionGolden(t *testing.T) {
-	p, _ := NewPartitions(20, 20, 3)
-	for _, tc := range []struct {
-		name     string
-		strategy crdb.PartitionStrategy
-		zones    []string
-	}{
-		{"cockroach_partitions3_replication", crdb.Replication, nil},
-		{"cockroach_partitions3_leases", crdb.Leases, nil},
-		{"cockroach_partitions3_zones", crdb.Replication, []string{"us-east1-b", "us-west1-b", "europe-west2-b"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			stmts, err := PartitionStatements(p, tc.strategy, tc.zones)
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden(t, tc.name, strings.Join(stmts, ";\n")+";\n")
-		})
-	}
-	if _, err := PartitionStatements(p, crdb.Replication, []string{"a", "b"}); err == nil {
-		t.Error("2 zones for 3 partitions accepted")
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/benchrig/benchrig/crdb"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -203,14 +202,14 @@ func (l *opLimiter) exhausted() <-chan struct{} {
 // order, roachprod's --racks giving node i rack i % R), and from v25.1
 // (PR #134796) URL j serves affinity[j] (wrapping when there are more URLs
 // than affinity values). A partition no URL serves uses all of them.
-func urlPartitions(v crdb.Version, partitions int, affinity []int, nURLs int) map[int][]uint16 {
+func urlPartitions(urlPerAffinity bool, partitions int, affinity []int, nURLs int) map[int][]uint16 {
 	out := map[int][]uint16{}
 	for j := range nURLs {
 		var part int
 		switch {
 		case len(affinity) == 1:
 			part = affinity[0]
-		case v.URLPerAffinity() && len(affinity) > 0:
+		case urlPerAffinity && len(affinity) > 0:
 			part = affinity[j%len(affinity)]
 		default:
 			part = j % partitions
@@ -226,8 +225,8 @@ func urlPartitions(v crdb.Version, partitions int, affinity []int, nURLs int) ma
 // partition) and keeps those in its affinity partitions, so a host gets
 // its share of n; from v25.1 it cycles only through its own warehouses
 // until n workers exist (so recipes pass --workers per host).
-func WorkersForHost(v crdb.Version, n int, p Partitions, affinity []int) int {
-	if len(affinity) == 0 || v.URLPerAffinity() {
+func WorkersForHost(urlPerAffinity bool, n int, p Partitions, affinity []int) int {
+	if len(affinity) == 0 || urlPerAffinity {
 		return n
 	}
 	mine := map[int]bool{}

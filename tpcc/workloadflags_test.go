@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
@@ -126,15 +125,15 @@ func TestOpLimiter(t *testing.T) {
 func TestURLPartitions(t *testing.T) {
 	// The 100k recipe's first host: affinity 0,5,...,25 over 81 URLs.
 	aff := []int{0, 5, 10, 15, 20, 25}
-	old := urlPartitions(crdb.Version{Major: 20, Minor: 1}, 27, aff, 81)
+	old := urlPartitions(false, 27, aff, 81)
 	if got := old[5]; len(got) != 3 || got[0] != 5 || got[1] != 32 || got[2] != 59 {
 		t.Errorf("v20.1: partition 5 served by URLs %v, want 5 32 59 (j %% 27)", got)
 	}
-	nw := urlPartitions(crdb.Version{Major: 25, Minor: 1}, 27, aff, 6)
+	nw := urlPartitions(true, 27, aff, 6)
 	if got := nw[25]; len(got) != 1 || got[0] != 5 {
 		t.Errorf("v25.1: partition 25 served by %v, want URL 5 (affinity[j])", got)
 	}
-	one := urlPartitions(crdb.Version{Major: 20, Minor: 1}, 27, []int{3}, 4)
+	one := urlPartitions(false, 27, []int{3}, 4)
 	if len(one[3]) != 4 {
 		t.Errorf("one affinity: %v", one)
 	}
@@ -142,13 +141,13 @@ func TestURLPartitions(t *testing.T) {
 
 func TestWorkersForHost(t *testing.T) {
 	parts, _ := NewPartitions(20, 10, 3) // active 3, 3, 4
-	if n := WorkersForHost(crdb.Version{Major: 20, Minor: 1}, 100, parts, []int{2}); n != 40 {
+	if n := WorkersForHost(false, 100, parts, []int{2}); n != 40 {
 		t.Errorf("v20.1: %d workers, want 40 (4 of every 10 slots)", n)
 	}
-	if n := WorkersForHost(crdb.Version{Major: 25, Minor: 1}, 100, parts, []int{2}); n != 100 {
+	if n := WorkersForHost(true, 100, parts, []int{2}); n != 100 {
 		t.Errorf("v25.1: %d workers, want 100", n)
 	}
-	if n := WorkersForHost(crdb.Version{Major: 20, Minor: 1}, 100, parts, nil); n != 100 {
+	if n := WorkersForHost(false, 100, parts, nil); n != 100 {
 		t.Errorf("no affinity: %d", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/gate"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/command"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
@@ -63,11 +64,11 @@ var exitTable = []struct {
 	{exitInvalidPlan, is[*orchestrator.PlanError]},
 	{exitInvalidPlan, is[*orchestrator.InvalidPlansError]},
 	{exitUsage, is[*orchestrator.UsageError]},
-	{exitUsage, is[*tpcc.UsageError]},
+	{exitUsage, is[*command.UsageError]},
 	{exitTransport, is[*orchestrator.ConnectError]},
 	{exitIncomplete, is[*orchestrator.IncompleteError]},
 	{exitIncomplete, is[*gate.IncompleteError]},
-	{exitIncomplete, is[*tpcc.IncompleteError]},
+	{exitIncomplete, is[*command.IncompleteError]},
 	{exitCheck, is[*orchestrator.PreflightError]},
 	{exitCheck, is[*orchestrator.CheckFailedError]},
 	{exitCheck, is[*gate.FailedError]},

@@ -11,7 +11,7 @@ import (
 
 // Flags declares one flag per field of the struct cfg points to that has a
 // `flag:"NAME[,ALIAS...]"` tag, writing straight into that field: the
-// packages' own argument types (tpcc.RunArgs, crud.Config, ...) say which
+// packages' own argument types (tpcc/command.RunArgs, crud.Config, ...) say which
 // flags fill them, so that a flag is declared once, next to the field and
 // the Validate that reads it, not copied into cmd. The flag's help is the
 // `usage:"..."` tag; its default is the field's value when Flags is called

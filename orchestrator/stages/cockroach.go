@@ -244,7 +244,7 @@ func (f cockroachFlavor) partitionShows() string {
 		return "-- " + err.Error()
 	}
 	strategy, _ := crdb.ParsePartitionStrategy(t.PartitionStrategy) // validated
-	stmts, err := tpcc.WorkloadPartitionStatements(tpcc.PartitionOptions{Version: v, Build: b, Parts: parts, Strategy: strategy,
+	stmts, err := fixtures.WorkloadPartitionStatements(fixtures.PartitionOptions{Version: v, Build: b, Parts: parts, Strategy: strategy,
 		Zones: t.Zones, FKIndexes: rel.SchemaFKIndexes, ReplicateStaticColumns: t.ReplicateStaticColumns})
 	if err != nil {
 		return "-- " + err.Error()

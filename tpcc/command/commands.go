@@ -1,4 +1,4 @@
-package tpcc
+package command
 
 import (
 	"context"
@@ -10,7 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/benchrig/benchrig/crdb"
+	"github.com/benchrig/benchrig/crdb/fixtures"
 	"github.com/benchrig/benchrig/internal/redact"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // UsageError is an invocation of the driver's commands that cannot be
@@ -25,7 +27,7 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // Usage marks errors caused by the invocation as *UsageError; others keep
 // their classification (an interrupted load is still an interruption).
 func Usage(err error) error {
-	if errors.Is(err, ErrMismatch) || errors.Is(err, ErrNoMeta) || errors.Is(err, ErrNotLoaded) {
+	if errors.Is(err, tpcc.ErrMismatch) || errors.Is(err, tpcc.ErrNoMeta) || errors.Is(err, tpcc.ErrNotLoaded) {
 		return &UsageError{err}
 	}
 	return err
@@ -39,14 +41,14 @@ type Target struct {
 }
 
 // connect connects to the first URL and resolves the dialect.
-func (t Target) connect(ctx context.Context) (*pgx.Conn, Dialect, error) {
+func (t Target) connect(ctx context.Context) (*pgx.Conn, tpcc.Dialect, error) {
 	if len(t.URLs) == 0 {
 		return nil, 0, &UsageError{errors.New("no connection URL given (e.g. postgres://user@host:5432/tpcc)")}
 	}
-	var d Dialect
+	var d tpcc.Dialect
 	if t.Dialect != "" && t.Dialect != "auto" {
 		var err error
-		if d, err = ParseDialect(t.Dialect); err != nil {
+		if d, err = tpcc.ParseDialect(t.Dialect); err != nil {
 			return nil, 0, &UsageError{fmt.Errorf("--dialect: %w", err)}
 		}
 	}
@@ -55,7 +57,7 @@ func (t Target) connect(ctx context.Context) (*pgx.Conn, Dialect, error) {
 		return nil, 0, fmt.Errorf("connect %s: %w", redact.URL(t.URLs[0]), err)
 	}
 	if t.Dialect == "" || t.Dialect == "auto" {
-		if d, err = DetectDialect(ctx, conn); err != nil {
+		if d, err = tpcc.DetectDialect(ctx, conn); err != nil {
 			conn.Close(ctx)
 			return nil, 0, err
 		}
@@ -100,11 +102,11 @@ func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
 		return &UsageError{fmt.Errorf("--partition-strategy: %w", err)}
 	}
 	zones := SplitZones(a.Zones)
-	if _, err := NewPartitions(a.Warehouses, a.Warehouses, max(a.Partitions, 1)); err != nil {
+	if _, err := tpcc.NewPartitions(a.Warehouses, a.Warehouses, max(a.Partitions, 1)); err != nil {
 		return &UsageError{err}
 	}
 	if len(a.URLs) > 0 {
-		if err := CreateDatabase(ctx, a.URLs[0]); err != nil {
+		if err := tpcc.CreateDatabase(ctx, a.URLs[0]); err != nil {
 			return fmt.Errorf("tpcc init: %w", err)
 		}
 	}
@@ -117,16 +119,19 @@ func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tpcc init: %w", err)
 	}
-	err = Init(ctx, conn, InitOptions{Warehouses: a.Warehouses, Seed: a.Seed, Dialect: d,
-		Partitions: a.Partitions, Strategy: strategy, Zones: zones, Drop: a.Drop, Version: version, FKs: a.FKs})
+	err = tpcc.Init(ctx, conn, tpcc.InitOptions{Warehouses: a.Warehouses, Seed: a.Seed, Dialect: d,
+		Partitions: a.Partitions, Drop: a.Drop, Version: version, FKs: a.FKs,
+		Partition: func(ctx context.Context, db tpcc.DB, p tpcc.Partitions) error {
+			return fixtures.PartitionCockroach(ctx, db, p, strategy, zones)
+		}})
 	if err != nil {
 		return Usage(fmt.Errorf("tpcc init: %w", err))
 	}
-	m, err := ReadMeta(ctx, conn)
+	m, err := tpcc.ReadMeta(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("tpcc init: %w", err)
 	}
-	fmt.Fprintln(w, InitSummary(d, version, m))
+	fmt.Fprintln(w, tpcc.InitSummary(d, version, m))
 	return nil
 }
 
@@ -167,12 +172,12 @@ func (a LoadArgs) Run(ctx context.Context, w io.Writer, terminal bool) error {
 		return fmt.Errorf("tpcc load: %w", err)
 	}
 	conn.Close(ctx)
-	lo := LoadOptions{Warehouses: a.Warehouses, From: a.From, To: to, Concurrency: a.Concurrency,
+	lo := tpcc.LoadOptions{Warehouses: a.Warehouses, From: a.From, To: to, Concurrency: a.Concurrency,
 		Dialect: d, FKs: a.FKs, Progress: w, ProgressTerminal: terminal}
 	if a.SeedSet {
 		lo.Seed = &a.Seed
 	}
-	st, err := Load(ctx, URLConnector(a.URLs), lo)
+	st, err := tpcc.Load(ctx, tpcc.URLConnector(a.URLs), lo)
 	if err != nil {
 		return Usage(fmt.Errorf("tpcc load: %w", err))
 	}
@@ -198,8 +203,8 @@ func (a CheckArgs) Run(ctx context.Context, w io.Writer) error {
 		return fmt.Errorf("tpcc check: %w", err)
 	}
 	defer conn.Close(context.Background())
-	_, err = Check(ctx, conn, CheckOptions{Expensive: a.Expensive, Warehouses: a.Warehouses, Dialect: d, Out: w})
-	if err != nil && !IsViolation(err) {
+	_, err = tpcc.Check(ctx, conn, tpcc.CheckOptions{Expensive: a.Expensive, Warehouses: a.Warehouses, Dialect: d, Out: w})
+	if err != nil && !tpcc.IsViolation(err) {
 		return Usage(fmt.Errorf("tpcc check: %w", err))
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package tpcc
+package command
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/crdb"
+	"github.com/benchrig/benchrig/crdb/fixtures"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // RunArgs are `benchrig tpcc run`'s flags as given, written straight in
@@ -41,7 +43,7 @@ type RunArgs struct {
 	DisplayEvery   time.Duration `flag:"display-every" usage:"progress and histogram tick period"`
 	RunSeed        uint64        `flag:"run-seed" usage:"seed of the run's random streams (default: from the clock; --seed is workload's data seed)"`
 
-	Retry               RetryPolicy
+	Retry               tpcc.RetryPolicy
 	Isolation           string `flag:"isolation" usage:"read-committed, repeatable-read or serializable (default: repeatable-read on PostgreSQL, serializable on CockroachDB)"`
 	Profile             string `flag:"profile" usage:"load profile: workload (CockroachDB workload v20.1's statements and round trips, SAVEPOINT cockroach_restart retries, 2 connections per active warehouse of the run, linear --ramp) or pipelined (benchrig's batched transactions) (default: workload on CockroachDB, pipelined on PostgreSQL)"`
 	SavepointRetryLimit int    `flag:"savepoint-retry-limit" usage:"workload profile: give a transaction up after this many savepoint retries (0: never, as workload)"`
@@ -69,8 +71,8 @@ func DefaultRunArgs() RunArgs {
 	return RunArgs{
 		Warehouses: 1, Partitions: 1, Strategy: "replication",
 		Duration: 5 * time.Minute, Wait: "true", DisplayEvery: time.Second,
-		Retry: RetryPolicy{Retries: DefaultRetries, Budget: DefaultRetryBudget, BaseBackoff: DefaultBaseBackoff, MaxBackoff: DefaultMaxBackoff},
-		DB:    "tpcc", Seed: 1, FKs: true, Mix: DefaultMix, Method: "prepare", TxnRetries: true,
+		Retry: tpcc.RetryPolicy{Retries: tpcc.DefaultRetries, Budget: tpcc.DefaultRetryBudget, BaseBackoff: tpcc.DefaultBaseBackoff, MaxBackoff: tpcc.DefaultMaxBackoff},
+		DB:    "tpcc", Seed: 1, FKs: true, Mix: tpcc.DefaultMix, Method: "prepare", TxnRetries: true,
 		HistogramsMaxLatency: 100 * time.Second, CockroachVersion: "auto",
 	}
 }
@@ -78,8 +80,10 @@ func DefaultRunArgs() RunArgs {
 // Config is the run the flags describe; out gets the progress and the
 // final report. Every problem with the flags is a *UsageError, found
 // before anything connects.
-func (a RunArgs) Config(out io.Writer) (RunConfig, RunOutputs, error) {
-	bad := func(err error) (RunConfig, RunOutputs, error) { return RunConfig{}, RunOutputs{}, &UsageError{err} }
+func (a RunArgs) Config(out io.Writer) (tpcc.RunConfig, RunOutputs, error) {
+	bad := func(err error) (tpcc.RunConfig, RunOutputs, error) {
+		return tpcc.RunConfig{}, RunOutputs{}, &UsageError{err}
+	}
 	if len(a.URLs) == 0 {
 		return bad(errors.New("tpcc run: no connection URL given"))
 	}
@@ -87,7 +91,7 @@ func (a RunArgs) Config(out io.Writer) (RunConfig, RunOutputs, error) {
 	if err != nil {
 		return bad(fmt.Errorf("--partition-affinity: %w", err))
 	}
-	wait, err := ParseWait(a.Wait)
+	wait, err := tpcc.ParseWait(a.Wait)
 	if err != nil {
 		return bad(err)
 	}
@@ -95,7 +99,7 @@ func (a RunArgs) Config(out io.Writer) (RunConfig, RunOutputs, error) {
 	if err != nil {
 		return bad(err)
 	}
-	profile, err := ParseProfile(a.Profile)
+	profile, err := tpcc.ParseProfile(a.Profile)
 	if err != nil {
 		return bad(fmt.Errorf("--profile: %w", err))
 	}
@@ -107,8 +111,9 @@ func (a RunArgs) Config(out io.Writer) (RunConfig, RunOutputs, error) {
 	if a.Zones != "" {
 		zones = strings.Split(a.Zones, ",")
 	}
-	cfg := RunConfig{
-		PartitionStrategy: strategy, Zones: zones,
+	fx := &fixtures.RunFixtures{PartitionStrategy: strategy, Zones: zones, FKs: a.FKs, ReplicateStaticColumns: a.ReplicateStaticColumns}
+	cfg := tpcc.RunConfig{
+		Cockroach:  fx,
 		Warehouses: a.Warehouses, ActiveWarehouses: a.ActiveWarehouses,
 		Partitions: a.Partitions, Affinity: aff, Ramp: a.Ramp, Duration: a.Duration,
 		Wait: wait, Workers: a.Workers, Conns: a.Conns, DisplayEvery: a.DisplayEvery,
@@ -118,12 +123,12 @@ func (a RunArgs) Config(out io.Writer) (RunConfig, RunOutputs, error) {
 	if cfg.URLs, err = withDatabase(a.URLs, a.DB, a.DBSet); err != nil {
 		return bad(err)
 	}
-	mix, err := ParseMix(a.Mix)
+	mix, err := tpcc.ParseMix(a.Mix)
 	if err != nil {
 		return bad(err)
 	}
-	if a.Mix != DefaultMix {
-		if _, err := NewDeckMix(mix); err != nil {
+	if a.Mix != tpcc.DefaultMix {
+		if _, err := tpcc.NewDeckMix(mix); err != nil {
 			return bad(fmt.Errorf("--mix: %w", err))
 		}
 		cfg.Mix = &mix
@@ -132,7 +137,7 @@ func (a RunArgs) Config(out io.Writer) (RunConfig, RunOutputs, error) {
 		return bad(fmt.Errorf("--max-rate %v: must be >= 0", a.MaxRate))
 	}
 	cfg.MaxRate, cfg.MaxOps = a.MaxRate, a.MaxOps
-	if cfg.QueryExecMode, err = ParseMethod(a.Method); err != nil {
+	if cfg.QueryExecMode, err = tpcc.ParseMethod(a.Method); err != nil {
 		return bad(err)
 	}
 	if !a.TxnRetries {
@@ -142,12 +147,12 @@ func (a RunArgs) Config(out io.Writer) (RunConfig, RunOutputs, error) {
 		return bad(fmt.Errorf("--histograms-max-latency %s: want 1s..1h", a.HistogramsMaxLatency))
 	}
 	cfg.HistogramsMaxLatency = a.HistogramsMaxLatency
-	cfg.Scatter, cfg.FKs, cfg.ReplicateStaticColumns, cfg.DataSeed = a.Scatter, a.FKs, a.ReplicateStaticColumns, a.Seed
+	cfg.Scatter, cfg.DataSeed = a.Scatter, a.Seed
 	if a.CockroachVersion != "" && a.CockroachVersion != "auto" {
-		if cfg.Build, err = crdb.ParseBuild(a.CockroachVersion); err != nil {
+		if fx.Build, err = crdb.ParseBuild(a.CockroachVersion); err != nil {
 			return bad(err)
 		}
-		cfg.Version = cfg.Build.Version
+		cfg.URLPerAffinity = fx.Build.Release().URLPerAffinity
 	}
 	if a.StartAt != "" {
 		if cfg.StartAt, err = time.Parse(time.RFC3339Nano, a.StartAt); err != nil {

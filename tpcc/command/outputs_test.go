@@ -1,8 +1,9 @@
-package tpcc
+package command
 
 import (
 	"testing"
 
+	"github.com/benchrig/benchrig/tpcc"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -15,7 +16,7 @@ func TestParseWait(t *testing.T) {
 		{"true", 1, true}, {"false", 0, true}, {"0.01", 0.01, true}, {"1", 1, true},
 		{"-1", 0, false}, {"soon", 0, false},
 	} {
-		got, err := ParseWait(tc.in)
+		got, err := tpcc.ParseWait(tc.in)
 		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
 			t.Errorf("ParseWait(%q) = %v, %v; want %v ok=%v", tc.in, got, err, tc.want, tc.ok)
 		}

@@ -1,4 +1,4 @@
-package tpcc
+package command
 
 import (
 	"bufio"
@@ -6,33 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
-
-// ParseWait accepts CockroachDB's --wait forms: a bool (true: the spec's
-// keying and think times, clause 5.2.5; false: none) or a factor >= 0.
-func ParseWait(s string) (float64, error) {
-	if b, err := strconv.ParseBool(s); err == nil {
-		if b {
-			return 1, nil
-		}
-		return 0, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	// NaN and Inf parse, but no think time can be drawn from them (and
-	// the result could not be written as JSON).
-	if err != nil || !(f >= 0) || math.IsInf(f, 1) {
-		return 0, fmt.Errorf("--wait %q: want true, false or a factor >= 0", s)
-	}
-	return f, nil
-}
 
 // ParseIsolation parses an isolation level as --isolation spells it
 // ("read-committed", also "read committed"); "" is the server's default.
@@ -70,7 +51,7 @@ type RunOutputs struct {
 // is created or run.
 func (o RunOutputs) Validate() error {
 	if o.Ticks != "" {
-		if _, err := TickFormatOf(o.Ticks); err != nil {
+		if _, err := tpcc.TickFormatOf(o.Ticks); err != nil {
 			return fmt.Errorf("--ticks: %w", err)
 		}
 	}
@@ -82,18 +63,18 @@ func (o RunOutputs) Validate() error {
 // (also for a failed run that produced a result, so the failure is on
 // record). A flush error of the histogram file, which comes after the
 // run, is reported to errw so that it does not hide the run's own error.
-func RunTo(ctx context.Context, cfg RunConfig, o RunOutputs, errw io.Writer) error {
+func RunTo(ctx context.Context, cfg tpcc.RunConfig, o RunOutputs, errw io.Writer) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
 	if o.Ticks != "" {
-		format, _ := TickFormatOf(o.Ticks)
+		format, _ := tpcc.TickFormatOf(o.Ticks)
 		f, err := os.Create(o.Ticks)
 		if err != nil {
 			return fmt.Errorf("tpcc run: --ticks: %w", err)
 		}
 		defer f.Close() // every tick is flushed as it is written
-		cfg.Ticks = NewTickWriter(f, format)
+		cfg.Ticks = tpcc.NewTickWriter(f, format)
 	}
 	if o.Histograms != "" {
 		f, err := os.Create(o.Histograms)
@@ -110,10 +91,10 @@ func RunTo(ctx context.Context, cfg RunConfig, o RunOutputs, errw io.Writer) err
 		}()
 	}
 	if o.Prometheus != "" {
-		live := &LiveMetrics{}
+		live := &tpcc.LiveMetrics{}
 		sctx, stop := context.WithCancel(ctx)
 		defer stop()
-		addr, err := ServeLiveMetrics(sctx, o.Prometheus, live)
+		addr, err := tpcc.ServeLiveMetrics(sctx, o.Prometheus, live)
 		if err != nil {
 			return fmt.Errorf("tpcc run: %w", err)
 		}
@@ -121,17 +102,17 @@ func RunTo(ctx context.Context, cfg RunConfig, o RunOutputs, errw io.Writer) err
 			fmt.Fprintf(cfg.Out, "Serving live metrics (OpenMetrics) at http://%s/metrics\n", addr)
 		}
 		if cfg.Ticks != nil {
-			cfg.Ticks = TickSinks{cfg.Ticks, live}
+			cfg.Ticks = tpcc.TickSinks{cfg.Ticks, live}
 		} else {
 			cfg.Ticks = live
 		}
 	}
 	if o.Result == "" && o.Histograms != "" {
-		o.Result = ResultFileFor(o.Histograms)
+		o.Result = tpcc.ResultFileFor(o.Histograms)
 	}
-	res, err := Run(ctx, cfg)
+	res, err := tpcc.Run(ctx, cfg)
 	if res != nil && o.Result != "" {
-		if werr := WriteResult(o.Result, NewResult(cfg, res, err)); werr != nil {
+		if werr := tpcc.WriteResult(o.Result, tpcc.NewResult(cfg, res, err)); werr != nil {
 			return fmt.Errorf("tpcc run: --result: %w", werr)
 		}
 	}
@@ -149,7 +130,7 @@ type MergeArgs struct {
 
 // IncompleteError is a merge --check refuses: a host's measured run died,
 // so no figure of the merge covers the whole window.
-type IncompleteError struct{ Hosts []IncompleteHost }
+type IncompleteError struct{ Hosts []tpcc.IncompleteHost }
 
 func (e *IncompleteError) Error() string {
 	texts := make([]string, len(e.Hosts))
@@ -184,8 +165,8 @@ func (a MergeArgs) Run(w io.Writer) error {
 // tpcc-merge-results' summary and table to w, and writes the merged
 // result as JSON to jsonPath unless it is "". The merge is returned for
 // its Check, with the hosts whose measured run died.
-func MergeTo(w io.Writer, warehouses int, jsonPath string, files ...string) (*histogram.Result, []IncompleteHost, error) {
-	res, m, err := MergeFiles(warehouses, files...)
+func MergeTo(w io.Writer, warehouses int, jsonPath string, files ...string) (*histogram.Result, []tpcc.IncompleteHost, error) {
+	res, m, err := tpcc.MergeFiles(warehouses, files...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tpcc merge: %w", err)
 	}
@@ -198,7 +179,7 @@ func MergeTo(w io.Writer, warehouses int, jsonPath string, files ...string) (*hi
 		return nil, nil, err
 	}
 	if jsonPath != "" {
-		if err := WriteResult(jsonPath, res); err != nil {
+		if err := tpcc.WriteResult(jsonPath, res); err != nil {
 			return nil, nil, fmt.Errorf("tpcc merge: --json: %w", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package tpcc
+package command
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/crdb"
+	"github.com/benchrig/benchrig/crdb/fixtures"
+	"github.com/benchrig/benchrig/tpcc"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -29,7 +31,7 @@ func TestWithDatabase(t *testing.T) {
 // defaultRunArgs are the flags' defaults, as the command line sets them.
 func defaultRunArgs() RunArgs {
 	return RunArgs{URLs: []string{"postgres://u@h/tpcc"}, Warehouses: 1, Partitions: 1, Strategy: "replication", Wait: "true",
-		Duration: time.Minute, DisplayEvery: time.Second, DB: "tpcc", Seed: 1, FKs: true, Mix: DefaultMix, Method: "prepare",
+		Duration: time.Minute, DisplayEvery: time.Second, DB: "tpcc", Seed: 1, FKs: true, Mix: tpcc.DefaultMix, Method: "prepare",
 		TxnRetries: true, HistogramsMaxLatency: 100 * time.Second, CockroachVersion: "auto"}
 }
 
@@ -40,7 +42,7 @@ func TestRunArgsConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Mix != nil || cfg.Retry.None || cfg.QueryExecMode != pgx.QueryExecModeCacheStatement ||
-		cfg.DataSeed != 1 || !cfg.FKs || cfg.HistogramsMaxLatency != 100*time.Second || cfg.Version != (crdb.Version{}) {
+		cfg.DataSeed != 1 || !cfg.Cockroach.(*fixtures.RunFixtures).FKs || cfg.HistogramsMaxLatency != 100*time.Second || cfg.Cockroach.(*fixtures.RunFixtures).Build.Given() {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	f.Mix, f.Method, f.TxnRetries, f.CockroachVersion, f.MaxRate, f.MaxOps = "newOrder=1", "simple", false, "v20.1.8", 50, 1000
@@ -53,7 +55,7 @@ func TestRunArgsConfig(t *testing.T) {
 		t.Errorf("affinity %v, prometheus %q", cfg.Affinity, out.Prometheus)
 	}
 	if cfg.Mix == nil || cfg.Mix.String() != "newOrder=1" || !cfg.Retry.None || cfg.QueryExecMode != pgx.QueryExecModeSimpleProtocol ||
-		cfg.Version != (crdb.Version{Major: 20, Minor: 1}) || cfg.MaxRate != 50 || cfg.MaxOps != 1000 {
+		cfg.Cockroach.(*fixtures.RunFixtures).Build.Version != (crdb.Version{Major: 20, Minor: 1}) || cfg.MaxRate != 50 || cfg.MaxOps != 1000 {
 		t.Errorf("set: %+v", cfg)
 	}
 	for _, bad := range []func(*RunArgs){

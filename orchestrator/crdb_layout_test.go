@@ -1,0 +1,156 @@
+package orchestrator
+
+import (
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// crdbSwitch is the CockroachDB release switch: package crdb (Version,
+// Build, Release). Which packages may import it directly, and why:
+//
+//   - crdb/... (crdb/fixtures: IMPORT and partitioning per release);
+//   - tpcc/profile/workload, the load profile that is CockroachDB
+//     workload's (when it is cut out of tpcc);
+//   - tpcc/command, the driver's command layer above the benchmark: it
+//     turns --cockroach-version into the release's facts and gives the
+//     benchmark crdb/fixtures' values (tpcc.CockroachFixtures);
+//   - orchestrator/plan and orchestrator/stages, which ask the plan's
+//     Release (plan.Release) instead of comparing versions;
+//   - cmd/..., which only parses flags.
+//
+// Every other package of the module, in particular the benchmark (tpcc,
+// tpcc/histogram) and the libraries below the orchestrator (internal/...,
+// remote/..., crud), must not depend on it even indirectly.
+const crdbSwitch = "crdb"
+
+var crdbImporters = []string{"crdb/", "tpcc/profile/workload", "tpcc/command", "orchestrator/plan", "orchestrator/stages", "cmd/"}
+
+func mayImportCrdb(rel string) bool {
+	for _, a := range crdbImporters {
+		if rel == strings.TrimSuffix(a, "/") || strings.HasSuffix(a, "/") && strings.HasPrefix(rel, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// modulePackages maps every package of the module (relative path) to
+// its non-test imports within the module.
+func modulePackages(t *testing.T, root string) map[string][]string {
+	const mod = "github.com/benchrig/benchrig/"
+	out := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if n := d.Name(); path != root && (n == "testdata" || strings.HasPrefix(n, ".")) {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files
+		}
+		rel, _ := filepath.Rel(root, path)
+		var imps []string
+		for _, imp := range pkg.Imports {
+			if r, ours := strings.CutPrefix(imp, mod); ours {
+				imps = append(imps, r)
+			}
+		}
+		out[filepath.ToSlash(rel)] = imps
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestReleaseSwitchImporters: no package imports the CockroachDB release
+// switch but those crdbImporters lists, and no package outside them and
+// outside the orchestrator and cmd (which sit above plan and stages)
+// reaches it through another.
+func TestReleaseSwitchImporters(t *testing.T) {
+	pkgs := modulePackages(t, "..")
+	if _, ok := pkgs[crdbSwitch]; !ok {
+		t.Fatalf("no package %s in the module", crdbSwitch)
+	}
+	var reaches func(p string, seen map[string]bool) []string
+	reaches = func(p string, seen map[string]bool) []string {
+		for _, imp := range pkgs[p] {
+			if imp == crdbSwitch {
+				return []string{p, imp}
+			}
+			if !seen[imp] {
+				seen[imp] = true
+				if path := reaches(imp, seen); path != nil {
+					return append([]string{p}, path...)
+				}
+			}
+		}
+		return nil
+	}
+	for p, imps := range pkgs {
+		if slices.Contains(imps, crdbSwitch) && !mayImportCrdb(p) {
+			t.Errorf("%s imports %s, the CockroachDB release switch: ask a crdb.Release through crdb/fixtures or the command layer (allowed: %v)", p, crdbSwitch, crdbImporters)
+		}
+		if mayImportCrdb(p) || p == "orchestrator" || strings.HasPrefix(p, "orchestrator/") {
+			continue
+		}
+		if path := reaches(p, map[string]bool{}); path != nil {
+			t.Errorf("%s depends on the CockroachDB release switch: %s", p, strings.Join(path, " -> "))
+		}
+	}
+}
+
+// versionComparison finds a release compared outside crdb: a Version's
+// fields, AtLeast, a Before of versions, or a version literal compared.
+var versionComparison = regexp.MustCompile(`\.(Major|Minor)\b|\bAtLeast\(|\bBefore\(\s*(\d|crdb\.|Version)|[=!<>]=\s*"v\d+\.\d+|"v\d+\.\d+(\.\d+)?"\s*[=!<>]=|` +
+	`\b[vV]ersion\s*[<>]=?\s*\S|\bMajor\s*[<>]=?\s*\d`)
+
+// TestNoVersionComparisonOutsideCrdb: only crdb/... compares CockroachDB
+// releases; everyone else asks a crdb.Release. Go sources (tests too)
+// outside crdb/ are grepped.
+func TestNoVersionComparisonOutsideCrdb(t *testing.T) {
+	self, _ := filepath.Abs("crdb_layout_test.go")
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); path != ".." && (n == "testdata" || strings.HasPrefix(n, ".") || path == filepath.Join("..", "crdb")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		if abs, _ := filepath.Abs(path); abs == self {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			code, _, _ := strings.Cut(line, "//")
+			if m := versionComparison.FindString(code); m != "" {
+				t.Errorf("%s:%d: %q compares a release outside crdb/: ask a crdb.Release", path, i+1, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
