@@ -213,32 +213,20 @@ func validateWorkloadRun(ps *problems, p *Plan) {
 		name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
 		if err := rel.CheckWorkloadFlag(f); err != nil {
 			ps.at(at, "tpcc.extra_flags[%d]: %v", i, err)
-		} else if why, set := workloadPlanSetFlags[name]; set {
+		} else if why := tpcc.PlanSetFlags[name] + workloadOnlySetFlags[name]; why != "" {
 			ps.at(at, "tpcc.extra_flags[%d]: --%s is not for extra_flags: %s", i, name, why)
 		}
 	}
 }
 
-// workloadPlanSetFlags are the `workload run tpcc` flags a plan's extra
-// flags may not give: those its own fields set (the recipe's command
-// line) and those that name a file or a secret on the host.
-var workloadPlanSetFlags = map[string]string{
-	"histograms":               "benchrig names the run's files (tpcc.histograms sets the name)",
+// workloadOnlySetFlags are the `workload run tpcc` flags beyond
+// tpcc.PlanSetFlags (the plan's own fields, the driver's files) that a
+// plan's extra flags may not give: files and secrets on the host, and the
+// import's.
+var workloadOnlySetFlags = map[string]string{
 	"query-trace-file":         "it names an output file on the host",
 	"txn-preamble-file":        "it names a file on the host",
 	"password":                 "a secret on a command line",
-	"warehouses":               "set from tpcc.warehouses",
-	"active-warehouses":        "set from tpcc.active_warehouses",
-	"partitions":               "set from tpcc.partitions",
-	"partition-affinity":       "set from the workload hosts' partitions",
-	"partition-strategy":       "set from tpcc.partition_strategy",
-	"zones":                    "set from tpcc.zones",
-	"ramp":                     "set from tpcc.ramp",
-	"duration":                 "set from tpcc.duration",
-	"wait":                     "set from tpcc.wait",
-	"workers":                  "set from tpcc.workers",
-	"conns":                    "set from tpcc.conns",
-	"db":                       "set from tpcc.database",
 	"init":                     "the import stage loads the data",
 	"drop":                     "the import stage loads the data",
 	"data-loader":              "set from tpcc.import.method",
