@@ -53,6 +53,7 @@ func TestRunResultGolden(t *testing.T) {
 	res.StartDelay = 2500 * time.Microsecond
 	cfg := RunConfig{Warehouses: 1000, Partitions: 5, Affinity: []int{1}, Ramp: time.Minute, Duration: 30 * time.Minute, Wait: 1,
 		StartAt: time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)}
+	res.StartAt = cfg.StartAt // Run records the instant it started at (--start-at or the barrier's)
 	r := NewResult(cfg, res, &AuditError{})
 	if r.Pass || len(r.Failures) != 1 || !strings.HasPrefix(r.Failures[0], "9.2.2.5.4: ") || r.Error != "" {
 		t.Errorf("pass %v, failures %q, error %q; want the 9.2.2.5.4 failure only", r.Pass, r.Failures, r.Error)
