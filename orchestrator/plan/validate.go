@@ -109,8 +109,10 @@ func (p *Plan) CompiledBytes() int {
 		urlLen = max(urlLen, 64+len(n.Addr)+len(n.User)+len(p.TPCC.Database))
 	}
 	// Each URL is built, joined into the argv and quoted for the dry run:
-	// about three copies of it (TestCompiledBytesBoundsCompile measures).
-	urls := 4 * (rounds + 2) * len(p.Workload) * len(p.Nodes) * urlLen
+	// about three copies of it (TestCompiledBytesBoundsCompile measures),
+	// on every measured run and the allocation, the ready barrier's notes,
+	// and the partitioning run (which names every node's URL).
+	urls := 4 * (rounds + 3) * len(p.Workload) * len(p.Nodes) * urlLen
 	// Whatever the size, a compile lists the import's and partitioning's
 	// statements once (the dry-run's Shows): a few hundred KiB.
 	const fixed = 1 << 20
