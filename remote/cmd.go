@@ -105,6 +105,14 @@ type Transfer struct {
 	// skipped when the remote file already has it; a transfer whose result
 	// does not match it fails.
 	SHA256 string
+	// MaxBytes, when set, bounds a download: a remote file larger than it
+	// (at the start, or growing while it is read) is refused. Collect sets
+	// it for every file a host leaves behind; an ad-hoc `benchrig get`
+	// leaves it 0 (the operator asked for that file, at any size).
+	MaxBytes int64
+	// Timeout, when set, bounds a download's time: a host that sends
+	// slowly, or never, cannot hold a stage forever.
+	Timeout time.Duration
 }
 
 // String describes the transfer for dry-run and logs.
