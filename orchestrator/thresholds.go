@@ -26,6 +26,12 @@ func judgeRun(errOut io.Writer, runDir string, p *plan.Plan) error {
 	for _, w := range run.Report.Warnings {
 		fmt.Fprintf(errOut, "benchrig: warning: %s\n", w)
 	}
+	if hosts := run.Report.IncompleteHosts(); len(hosts) > 0 {
+		// No measured run died (that ends the run before), but a host's
+		// files were refused and left out of the merge: its result is
+		// not the run's, whatever the thresholds.
+		return &gate.IncompleteError{Run: runDir, Hosts: hosts}
+	}
 	if p.Thresholds == nil {
 		return nil
 	}

@@ -5,8 +5,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
 // A file a host left behind is data from a party that may be hostile.
@@ -76,4 +82,84 @@ func hostRefusal(hist string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// refusedHost is a histogram file a merge left out, and why.
+type refusedHost struct {
+	file, why string
+}
+
+// RefusedError is a merge in which every host's files were refused.
+type RefusedError struct{ Files []refusedHost }
+
+func (e *RefusedError) Error() string {
+	var b strings.Builder
+	b.WriteString("merge: every host's files were refused:")
+	for _, f := range e.Files {
+		fmt.Fprintf(&b, " %s (%s: %s);", hostOfFile(f.file), f.file, f.why)
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+// hostOfFile is the host a collected file came from: the run directory
+// keeps it as results/<host>/<file>.
+func hostOfFile(path string) string {
+	return filepath.Base(filepath.Dir(path))
+}
+
+// isHostData says whether a read error is the content's (a malformed
+// file) rather than this machine's (a missing file, a failed read).
+func isHostData(err error) bool {
+	var pe *fs.PathError
+	return !errors.As(err, &pe) && !errors.Is(err, fs.ErrNotExist)
+}
+
+// checkRunResult decodes the host's run result beside the histogram file
+// strictly, if there is one: the kind and bounds of its counters. A
+// missing one is not the host's fault here (an older driver, a death).
+func checkRunResult(hist string) error {
+	r, err := ReadResult(ResultFileFor(hist))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if r.Kind != KindRun {
+		return fmt.Errorf("%s: kind %q, want %q", ResultFileFor(hist), r.Kind, KindRun)
+	}
+	for _, t := range r.Transactions {
+		for _, v := range []*int64{t.Errors, t.Retries} {
+			if v != nil && (*v < 0 || *v > 1<<50) {
+				return fmt.Errorf("%s: %s: counter %d out of bounds", ResultFileFor(hist), t.Name, *v)
+			}
+		}
+		for _, v := range []*float64{t.RetryLostMs, t.RetryBackoffMs} {
+			if v != nil && (math.IsNaN(*v) || *v < 0 || *v > 1e15) {
+				return fmt.Errorf("%s: %s: retry cost %v out of bounds", ResultFileFor(hist), t.Name, *v)
+			}
+		}
+	}
+	return nil
+}
+
+// markRefused names the hosts a merge left out, like the dead ones: the
+// merge covers none of their window, and is marked incomplete.
+func (r *Result) markRefused(refused []refusedHost, dead []deadHost, all []*histogram.Result) {
+	if len(refused) == 0 {
+		return
+	}
+	var window time.Duration
+	for _, hr := range all {
+		window = max(window, hr.Elapsed)
+	}
+	var fails []string
+	for _, f := range refused {
+		h := IncompleteHost{Host: hostOfFile(f.file), File: f.file, Reason: "refused (" + f.why + ")",
+			WindowSeconds: window.Seconds(), Refused: true}
+		r.Incomplete = append(r.Incomplete, h)
+		fails = append(fails, "incomplete: "+h.Text())
+	}
+	r.Header.Schema = result.SchemaV2
+	r.Pass, r.Failures = false, append(fails, r.Failures...)
 }
