@@ -16,8 +16,8 @@ func TestMergeRefusesMalformedHost(t *testing.T) {
 	firstLine := good[:strings.Index(good, "\n")+1]
 	for _, tc := range []struct {
 		name, data, why string
-		record         string // a refusal record left by collect
-		runResult      string // host 2's run result file
+		record          string // a refusal record left by collect
+		runResult       string // host 2's run result file
 	}{
 		{name: "another file's content", data: `{"schema":"benchrig.result/v1","kind":"tpcc.run","tpmc":1e9}` + "\n", why: "unknown field"},
 		{name: "negative count", data: strings.Replace(firstLine, "[0,", "[-5,", 1), why: "bucket count -5"},
