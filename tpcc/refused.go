@@ -163,3 +163,25 @@ func (r *Result) markRefused(refused []refusedHost, dead []deadHost, all []*hist
 	r.Header.Schema = result.SchemaV2
 	r.Pass, r.Failures = false, append(fails, r.Failures...)
 }
+
+// plainReason is a decoder's message made safe to quote in a report, a
+// console or a markup file: it may hold a host's bytes (an unknown
+// field's name, a character). Only letters, digits, spaces and
+// punctuation without a meaning in Markdown, HTML or a terminal are
+// kept; anything else is '?', and the text is cut at 300 bytes.
+func plainReason(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if b.Len() >= 300 {
+			b.WriteString("...")
+			break
+		}
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.ContainsRune(" .,:;/()-+=%@#", c):
+			b.WriteRune(c)
+		default:
+			b.WriteByte('?')
+		}
+	}
+	return b.String()
+}

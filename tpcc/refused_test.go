@@ -24,7 +24,7 @@ func TestMergeRefusesMalformedHost(t *testing.T) {
 		{name: "duplicate tick", data: good + firstLine, why: "not after the previous one"},
 		{name: "markup name", data: strings.Replace(good, `"newOrder"`, `"<script>x</script>"`, 1), why: "only letters"},
 		{name: "negative elapsed", data: strings.Replace(firstLine, `"Elapsed":1000000000`, `"Elapsed":-1`, 1), why: "elapsed -1ns"},
-		{name: "time of no run", data: strings.Replace(firstLine, `"2026-`, `"1970-`, 1), why: "is not a run's"},
+		{name: "time of no run", data: strings.Replace(firstLine, `"2026-`, `"1970-`, 1), why: "is not a run time"},
 		{name: "two values on a line", data: strings.TrimSuffix(firstLine, "\n") + "{}\n", why: "more than one JSON value"},
 		{name: "collect refused it", data: good, record: "a FIFO", why: "a FIFO"},
 		{name: "absurd run result", data: good, runResult: `{"schema":"benchrig.result/v1","kind":"tpcc.run","transactions":[{"name":"newOrder","errors":-3}]}`, why: "counter -3"},

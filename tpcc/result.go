@@ -306,7 +306,7 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 		}
 		if err != nil {
 			// The host's file is malformed: it is left out, never merged.
-			refused = append(refused, refusedHost{file: path, why: "malformed: " + err.Error()})
+			refused = append(refused, refusedHost{file: path, why: "malformed: " + plainReason(err.Error())})
 			continue
 		}
 		paths = append(paths, path)

@@ -65,6 +65,9 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 		rd.series = append(rd.series, TickPoint(s))
 	}
 	for i, f := range files {
+		if slices.ContainsFunc(merged.Incomplete, func(h tpcc.IncompleteHost) bool { return h.Refused && h.File == f }) {
+			continue // its files were refused: nothing it sent is shown
+		}
 		path := tpcc.ResultFileFor(f)
 		hr, err := tpcc.ReadResult(filepath.Join(runDir, path))
 		if errors.Is(err, fs.ErrNotExist) {

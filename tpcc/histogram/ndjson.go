@@ -145,7 +145,7 @@ func checkTick(t *Tick) error {
 		return fmt.Errorf("%s: elapsed %v outside [0, %v]", t.Name, t.Elapsed, maxElapsed)
 	}
 	if t.Now.Unix() < earliestNow || t.Now.Year() > 9000 {
-		return fmt.Errorf("%s: time %s is not a run's", t.Name, t.Now.Format(time.RFC3339))
+		return fmt.Errorf("%s: time %s is not a run time", t.Name, t.Now.Format(time.RFC3339))
 	}
 	if len(t.Hist.Counts) > maxCounts {
 		return fmt.Errorf("%s: %d buckets, more than %d", t.Name, len(t.Hist.Counts), maxCounts)
