@@ -60,7 +60,7 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 			}
 		}
 	}
-	rd := &round{res: fromMerged(merged, files), series: make([]TickPoint, 0, len(merged.Series))}
+	rd := &round{res: fromMerged(merged, mergedFiles(files, merged)), series: make([]TickPoint, 0, len(merged.Series))}
 	for _, s := range merged.Series {
 		rd.series = append(rd.series, TickPoint(s))
 	}
@@ -209,4 +209,15 @@ func (r *Report) readDisks(runDir string, p *plan.Plan) {
 		r.Disks = append(r.Disks, Disk{Host: name, Path: f.Path, Status: f.Status,
 			ReadIOPS: f.ReadIOPS, WriteIOPS: f.WriteIOPS, ReadKiBps: f.ReadKiBps, WriteKiBps: f.WriteKiBps})
 	}
+}
+
+// mergedFiles is files without those of hosts the merge refused.
+func mergedFiles(files []string, m *tpcc.Result) []string {
+	var out []string
+	for _, f := range files {
+		if !slices.ContainsFunc(m.Incomplete, func(h tpcc.IncompleteHost) bool { return h.Refused && h.File == f }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
