@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // planExecutor sends plan hosts to SSH and LocalHost to this machine,
@@ -21,6 +23,7 @@ type planExecutor struct {
 	local  *remote.Local
 	self   string
 	runDir string
+	out    io.Writer // the console and output.log
 }
 
 // newPlanExecutor's hostOut gets the plan hosts' live output, localOut
@@ -57,6 +60,7 @@ func newPlanExecutor(p *plan.Plan, runDir string, hostOut, localOut io.Writer, o
 		local:  remote.NewLocal(remote.LocalConfig{Output: localOut, Hosts: []string{stages.LocalHost}}),
 		self:   self,
 		runDir: abs,
+		out:    localOut,
 	}
 	return e, func() { s.Close() }, nil
 }
@@ -87,8 +91,26 @@ func (e *planExecutor) Put(ctx context.Context, host string, t remote.Transfer) 
 	return e.ssh.Put(ctx, host, e.inRunDir(t))
 }
 
+// Get downloads into the run directory. A file the host offers that is
+// refused (remote.RefusedError: not a regular file, past its bound) does
+// not stop the run: a refusal record takes its place, the merge leaves
+// that host out and names it, and the other hosts' results stand. Any
+// other failure (a dropped link) is the step's, to be repeated.
 func (e *planExecutor) Get(ctx context.Context, host string, t remote.Transfer) error {
-	return e.ssh.Get(ctx, host, e.inRunDir(t))
+	t = e.inRunDir(t)
+	err := e.ssh.Get(ctx, host, t)
+	var re *remote.RefusedError
+	switch {
+	case errors.As(err, &re) && t.MaxBytes > 0:
+		if werr := tpcc.WriteRefused(t.Local, re.Reason); werr != nil {
+			return fmt.Errorf("%w (and its record: %v)", err, werr)
+		}
+		fmt.Fprintf(e.out, "%s: %v: left out of the merge\n", host, err)
+		return nil
+	case err == nil && t.MaxBytes > 0:
+		return tpcc.ClearRefused(t.Local)
+	}
+	return err
 }
 
 func (e *planExecutor) inRunDir(t remote.Transfer) remote.Transfer {

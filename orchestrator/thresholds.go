@@ -30,6 +30,12 @@ func judgeRun(errOut io.Writer, runDir string, p *plan.Plan) error {
 	if pub := run.Report.Published; pub != nil && len(run.Report.IncompleteHosts()) == 0 {
 		fmt.Fprintf(errOut, "benchrig: %s\n", pub.Line())
 	}
+	if hosts := run.Report.IncompleteHosts(); len(hosts) > 0 {
+		// No measured run died (that ends the run before), but a host's
+		// files were refused and left out of the merge: its result is
+		// not the run's, whatever the thresholds.
+		return &gate.IncompleteError{Run: runDir, Hosts: hosts}
+	}
 	if p.Thresholds == nil {
 		return nil
 	}

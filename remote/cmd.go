@@ -111,6 +111,14 @@ type Transfer struct {
 	// digest of Local's bytes, and whoever unpacks Remote checks it. A
 	// binary crosses the operator's link at half its size.
 	Gzip bool `json:",omitempty"`
+	// MaxBytes, when set, bounds a download: a remote file larger than it
+	// (at the start, or growing while it is read) is refused. Collect sets
+	// it for every file a host leaves behind; an ad-hoc `benchrig get`
+	// leaves it 0 (the operator asked for that file, at any size).
+	MaxBytes int64
+	// Timeout, when set, bounds a download's time: a host that sends
+	// slowly, or never, cannot hold a stage forever.
+	Timeout time.Duration
 }
 
 // String describes the transfer for dry-run and logs.

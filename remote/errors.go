@@ -53,3 +53,17 @@ func NotStarted(err error) bool {
 	}
 	return false
 }
+
+// RefusedError is a file a host offered that benchrig will not take: not
+// a regular file (a symlink, FIFO, device, directory), larger than the
+// transfer's bound, or whose content does not match the sha256 the host
+// itself reported. Nothing of it is left on this machine. It is the
+// host's fault, not the connection's: repeating the download cannot help.
+type RefusedError struct {
+	Host, Path string
+	Reason     string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("host %s: refused %s: %s", e.Host, e.Path, e.Reason)
+}

@@ -316,7 +316,47 @@ func (s *SSH) quietRemove(ctx context.Context, host, p string) {
 // skipped when t.Local already has that content. Mode is t.Mode, else the
 // remote file's. Use PerHostPath to keep one host's files from
 // overwriting another's.
+//
+// The host is not trusted: only a regular file is read (a symlink, FIFO,
+// device or directory is refused before it is opened, so a FIFO cannot
+// hold the download), at most t.MaxBytes of it when set, within
+// t.Timeout when set. A refusal is a *RefusedError; t.Local is then
+// removed, so an older copy is never taken for what the host offers now.
 func (s *SSH) Get(ctx context.Context, host string, t Transfer) error {
+	if t.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.Timeout)
+		defer cancel()
+	}
+	err := s.get(ctx, host, t)
+	var re *RefusedError
+	if errors.As(err, &re) {
+		_ = os.Remove(t.Local)
+	} else if err != nil && t.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		_ = os.Remove(t.Local)
+		return &RefusedError{Host: host, Path: t.Remote, Reason: fmt.Sprintf("not sent within %v", t.Timeout)}
+	}
+	return err
+}
+
+// refuseKind names what a non-regular file is.
+func refuseKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file (" + m.String() + ")"
+}
+
+func (s *SSH) get(ctx context.Context, host string, t Transfer) error {
 	op := "get " + t.String()
 	sc, closeSFTP, release, err := s.sftpClient(ctx, host)
 	if err != nil {
@@ -324,6 +364,19 @@ func (s *SSH) Get(ctx context.Context, host string, t Transfer) error {
 	}
 	defer release()
 	defer closeSFTP()
+	refuse := func(why string) error { return &RefusedError{Host: host, Path: t.Remote, Reason: why} }
+	// Lstat, not Stat: a link is refused, not followed, and a FIFO is
+	// refused before an open that would block on it.
+	lst, err := sc.Lstat(t.Remote)
+	if err != nil {
+		return sftpErr(ctx, host, op, err)
+	}
+	if !lst.Mode().IsRegular() {
+		return refuse(refuseKind(lst.Mode()))
+	}
+	if t.MaxBytes > 0 && lst.Size() > t.MaxBytes {
+		return refuse(fmt.Sprintf("%d bytes, more than the %d this file may have", lst.Size(), t.MaxBytes))
+	}
 	rf, err := sc.Open(t.Remote)
 	if err != nil {
 		return sftpErr(ctx, host, op, err)
@@ -334,7 +387,10 @@ func (s *SSH) Get(ctx context.Context, host string, t Transfer) error {
 		return sftpErr(ctx, host, op+": stat", err)
 	}
 	if !rst.Mode().IsRegular() {
-		return fmt.Errorf("host %s: %s: %s is not a regular file", host, op, t.Remote)
+		return refuse(refuseKind(rst.Mode()))
+	}
+	if t.MaxBytes > 0 && rst.Size() > t.MaxBytes {
+		return refuse(fmt.Sprintf("%d bytes, more than the %d this file may have", rst.Size(), t.MaxBytes))
 	}
 	mode := t.Mode
 	if mode == 0 {
@@ -350,7 +406,7 @@ func (s *SSH) Get(ctx context.Context, host string, t Transfer) error {
 			return err
 		})
 	}
-	if lst, err := os.Stat(t.Local); err == nil && lst.Mode().IsRegular() && lst.Size() == rst.Size() {
+	if lst, err := os.Lstat(t.Local); err == nil && lst.Mode().IsRegular() && lst.Size() == rst.Size() {
 		if err := g.Wait(); err != nil {
 			return fmt.Errorf("host %s: %s: %w", host, op, err)
 		}
@@ -367,6 +423,10 @@ func (s *SSH) Get(ctx context.Context, host string, t Transfer) error {
 			return err
 		}
 		if !strings.EqualFold(got, want) {
+			if t.SHA256 == "" {
+				// The host's own digest of its file disagrees with what it sent.
+				return refuse(fmt.Sprintf("the content sent has sha256 %s, the host reports %s", got, want))
+			}
 			return sumMismatch("downloaded", t.Local, got, want)
 		}
 		return nil
@@ -377,10 +437,16 @@ func (s *SSH) Get(ctx context.Context, host string, t Transfer) error {
 				w = pw
 			}
 		}
+		if t.MaxBytes > 0 {
+			w = &boundedWriter{w: w, left: t.MaxBytes}
+		}
 		_, err := rf.WriteTo(w)
 		if err != nil {
 			if bar != nil {
 				bar.Abort(false)
+			}
+			if errors.Is(err, errTooLarge) {
+				return refuse(fmt.Sprintf("grew past the %d bytes this file may have while it was read", t.MaxBytes))
 			}
 			return sftpErr(ctx, host, op, err)
 		}
@@ -388,12 +454,29 @@ func (s *SSH) Get(ctx context.Context, host string, t Transfer) error {
 	})
 	if err != nil {
 		var te *TransportError
-		if errors.As(err, &te) {
+		var re *RefusedError
+		if errors.As(err, &te) || errors.As(err, &re) {
 			return err
 		}
 		return fmt.Errorf("host %s: %s: %w", host, op, err)
 	}
 	return nil
+}
+
+var errTooLarge = errors.New("too large")
+
+// boundedWriter fails a write past its byte budget.
+type boundedWriter struct {
+	w    io.Writer
+	left int64
+}
+
+func (b *boundedWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > b.left {
+		return 0, errTooLarge
+	}
+	b.left -= int64(len(p))
+	return b.w.Write(p)
 }
 
 // PerHostPath is where a file fetched from host goes under dir:

@@ -63,4 +63,8 @@ type IncompleteHost struct {
 	// Truncated: the histogram's last line was cut by the death and left
 	// out.
 	Truncated bool `json:"truncated,omitempty"`
+	// Refused: the host's files were refused (not regular, past their
+	// bounds, malformed) and left out of the merge: it covers none of
+	// the window, and nothing it sent is in the figures.
+	Refused bool `json:"refused,omitempty"`
 }

@@ -320,19 +320,39 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 	var results []*histogram.Result
 	var newOrders []histogram.Tick
 	var dead []deadHost
-	for _, path := range paths {
+	var refused []refusedHost
+	all := paths
+	paths = nil
+	for _, path := range all {
 		died, err := ReadDied(path)
 		if err != nil {
 			return nil, nil, err
 		}
+		why, err := hostRefusal(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if why != "" {
+			refused = append(refused, refusedHost{file: path, why: why})
+			continue
+		}
 		ticks, truncated, err := readTicks(path, died != nil)
-		if err != nil {
+		if err != nil && !isHostData(err) {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
-		hr, err := histogram.NewResult(warehouses, ticks)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		var hr *histogram.Result
+		if err == nil {
+			hr, err = histogram.NewResult(warehouses, ticks)
 		}
+		if err == nil {
+			err = checkRunResult(path)
+		}
+		if err != nil {
+			// The host's file is malformed: it is left out, never merged.
+			refused = append(refused, refusedHost{file: path, why: "malformed: " + plainReason(err.Error())})
+			continue
+		}
+		paths = append(paths, path)
 		if died != nil {
 			dead = append(dead, deadHost{died: died, file: path, res: hr, truncated: truncated})
 		}
@@ -342,6 +362,9 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 				newOrders = append(newOrders, t)
 			}
 		}
+	}
+	if len(results) == 0 {
+		return nil, nil, &RefusedError{Files: refused}
 	}
 	m, err := histogram.MergeResults(results...)
 	if err != nil {
@@ -360,6 +383,7 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 	}
 	r.markIncomplete(dead, results)
 	r.WorkloadFinal = workloadFinalLines(paths)
+	r.markRefused(refused, dead, results)
 	names := histogram.TPCCNames()
 	for _, n := range m.Names() {
 		if !slices.Contains(names, n) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/benchrig/benchrig/internal/localfile"
 	"os"
 	"path/filepath"
 )
@@ -101,9 +102,15 @@ func WriteFile(path string, v any) error {
 	return nil
 }
 
-// ReadFile reads and decodes the result at path (see Decode).
+// MaxFile bounds a result file's read: results are collected from hosts
+// that may be hostile, and the largest honest one (a merge with its
+// per-second series of a long run) is a few MB.
+const MaxFile = 64 << 20
+
+// ReadFile reads and decodes the result at path (see Decode): a regular
+// file of at most MaxFile bytes.
 func ReadFile(path string, v any, kinds ...string) error {
-	data, err := os.ReadFile(path)
+	data, err := localfile.Read(path, MaxFile)
 	if err != nil {
 		return err
 	}

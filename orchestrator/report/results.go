@@ -63,7 +63,7 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 			}
 		}
 	}
-	rd := &round{res: fromMerged(merged, files), series: make([]TickPoint, 0, len(merged.Series))}
+	rd := &round{res: fromMerged(merged, mergedFiles(files, merged)), series: make([]TickPoint, 0, len(merged.Series))}
 	for _, l := range merged.WorkloadFinal {
 		i := slices.Index(files, l.File)
 		if i < 0 {
@@ -79,6 +79,9 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 		rd.series = append(rd.series, TickPoint(s))
 	}
 	for i, f := range files {
+		if slices.ContainsFunc(merged.Incomplete, func(h tpcc.IncompleteHost) bool { return h.Refused && h.File == f }) {
+			continue // its files were refused: nothing it sent is shown
+		}
 		path := tpcc.ResultFileFor(f)
 		hr, err := tpcc.ReadResult(filepath.Join(runDir, path))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -245,4 +248,15 @@ func relTo(dir, path string) string {
 		return r
 	}
 	return path
+}
+
+// mergedFiles is files without those of hosts the merge refused.
+func mergedFiles(files []string, m *tpcc.Result) []string {
+	var out []string
+	for _, f := range files {
+		if !slices.ContainsFunc(m.Incomplete, func(h tpcc.IncompleteHost) bool { return h.Refused && h.File == f }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }

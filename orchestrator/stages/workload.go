@@ -3,6 +3,7 @@ package stages
 import (
 	"fmt"
 	"path"
+	"time"
 
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/remote"
@@ -50,6 +51,18 @@ func workloadFor(c *compiler) (Workload, error) {
 func collectFiles(st *Stage, files []ResultFile) {
 	for _, f := range files {
 		st.add(Step{Host: f.Host.Name, Kind: Get, What: "download " + path.Base(f.Remote),
-			Transfer: remote.Transfer{Remote: f.Remote, Local: f.Local}})
+			Transfer: remote.Transfer{Remote: f.Remote, Local: f.Local, MaxBytes: CollectMaxBytes, Timeout: CollectTimeout}})
 	}
 }
+
+// The bounds of a file collected from a host, which may be hostile. The
+// largest honest one is the histogram file of a 30-minute measured run
+// (the 100k recipe): one ndjson line of about 1 kB per transaction type
+// per second, 5 types × 1800 s ≈ 10 MB (its ticks file about 2 MB, the
+// host samples less). 64 MiB is six times that; at the 10-minute bound
+// it is sent at 110 kB/s. 86 hosts' files stay under 17 GiB in the worst
+// case, a host's under 200 MiB a round.
+const (
+	CollectMaxBytes = 64 << 20
+	CollectTimeout  = 10 * time.Minute
+)

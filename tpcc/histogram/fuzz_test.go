@@ -23,6 +23,8 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add(good.Bytes())
 	f.Add([]byte("{\n"))
+	f.Add(append(good.Bytes(), good.Bytes()...)) // every tick twice
+	f.Add([]byte(`{"Name":"<b>","Hist":{"LowestTrackableValue":100000,"HighestTrackableValue":100000000000,"SignificantFigures":1,"Counts":[1]},"Elapsed":1,"Now":"2026-01-01T00:00:00Z","x":1}` + "\n"))
 	f.Add([]byte(`{"Name":"a","Hist":{"LowestTrackableValue":100000,"HighestTrackableValue":100000000000,"SignificantFigures":1,"Counts":[1,2,3]},"Elapsed":-1}` + "\n"))
 	f.Add([]byte(`{"Name":"a","Hist":{"LowestTrackableValue":-5,"HighestTrackableValue":0,"SignificantFigures":9,"Counts":[-1]}}`))
 	f.Add([]byte(`{"Name":"a","Hist":{"LowestTrackableValue":100000,"HighestTrackableValue":100000000000,"SignificantFigures":3,"Counts":[9223372036854775807,9223372036854775807]}}`))
@@ -43,6 +45,18 @@ func FuzzDecode(f *testing.F) {
 		}
 		if err != nil {
 			return
+		}
+		// What Decode accepts holds its schema and bounds: plain names,
+		// counts and intervals in range, each name's ticks in order.
+		last := map[string]time.Time{}
+		for _, tk := range ticks {
+			if err := checkTick(&tk); err != nil {
+				t.Errorf("accepted a tick that fails its bounds: %v", err)
+			}
+			if p, ok := last[tk.Name]; ok && !tk.Now.After(p) {
+				t.Errorf("accepted %s at %v after %v", tk.Name, tk.Now, p)
+			}
+			last[tk.Name] = tk.Now
 		}
 		for _, tk := range ticks {
 			if h, err := tk.Hist.Histogram(); err == nil {

@@ -18,8 +18,9 @@ func TestMaxLatency(t *testing.T) {
 	std.Op("newOrder", start).Record(150 * time.Second) // clamped to 100s
 	var buf bytes.Buffer
 	enc := NewEncoder(&buf)
-	for _, r := range []*Recorder{long, std} {
-		for _, iv := range r.Tick(start.Add(time.Second)) {
+	for i, r := range []*Recorder{long, std} {
+		// One second apart: a name's ticks must follow each other (Decode).
+		for _, iv := range r.Tick(start.Add(time.Duration(i+1) * time.Second)) {
 			if err := enc.Encode(iv.Tick()); err != nil {
 				t.Fatal(err)
 			}
