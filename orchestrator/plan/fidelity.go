@@ -4,7 +4,7 @@ import (
 	"regexp"
 
 	"github.com/benchrig/benchrig/crdb"
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // The plan fields that make the cockroach flavor reproduce CockroachDB's
@@ -43,9 +43,9 @@ func (n *Plan) normalizeFidelity() {
 	}
 	if t.Profile == "" && t.Driver == DriverBenchrig {
 		// workload's load where the published results come from.
-		t.Profile = string(tpcc.ProfilePipelined)
+		t.Profile = string(runspec.ProfilePipelined)
 		if n.Flavor == Cockroach {
-			t.Profile = string(tpcc.ProfileWorkload)
+			t.Profile = string(runspec.ProfileWorkload)
 		}
 	}
 	if t.Import.Method == "" {
@@ -143,7 +143,7 @@ func validateFidelity(ps *problems, p *Plan) {
 		}
 	}
 	if t.Profile != "" {
-		if _, err := tpcc.ParseProfile(t.Profile); err != nil {
+		if _, err := runspec.ParseProfile(t.Profile); err != nil {
 			ps.at(p.node(&t.Profile), "tpcc.profile: %v", err)
 		} else if t.Driver == DriverWorkload {
 			ps.at(p.node(&t.Profile), "tpcc.profile: the embedded driver's load profile; driver: workload runs workload itself")
