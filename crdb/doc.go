@@ -5,7 +5,11 @@
 // the partitioned objects, item's replica index names, workload's
 // URL-to-partition (affinity) mapping, the retired cluster settings, the
 // licence rule, how a node logs and stops, what a session says before
-// reading crdb_internal and the settle criterion (ReplicationSettledSQL).
+// reading crdb_internal, the settle criterion (SettleStatements: the
+// lease queue too from v24.1), the name its workload accepts for a
+// histogram file (.json from v24.3) and the flags of its `workload run
+// tpcc`. The code behind each row of docs/fidelity/<release>.md carries
+// the row's tag (fidelity:<release>/<id>); internal/fidelity checks them.
 //
 // The Release is looked up once (Build.Release: from the plan's binary
 // name or cockroach_version, or from the server) and asked; nothing

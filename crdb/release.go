@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // Release is everything benchrig does differently for one CockroachDB
@@ -85,12 +86,58 @@ type Release struct {
 	// UnsafeInternals: crdb_internal is an "unsafe internal", readable
 	// only while allow_unsafe_internals is on (v25.4+).
 	UnsafeInternals bool
-	// LicenseRequired: an unlicensed multi-node cluster is throttled (to
-	// 5 concurrent open transactions, 7 days after init), from
-	// LicenseRequiredFrom; before, only partitioning (an enterprise
-	// feature) needed a licence.
-	LicenseRequired bool
+	// Licence is what the release asks of a licence key: before v24.3
+	// partitioning is an enterprise feature that needs one; from v24.3
+	// (LicenseOptionalFrom) no feature is gated and a key is optional,
+	// but an unlicensed multi-node cluster runs 7 days from init and is
+	// then throttled to 5 concurrent open transactions.
+	//
+	// fidelity:v25.4/14 fidelity:v25.4/15
+	Licence Licence
+
+	// HistogramSuffix ends the name of a measured run's --histograms file:
+	// the recipes' .histogram.ndjson, and from v24.3 .histogram.json,
+	// because that release's workload writes histograms through a json
+	// exporter (--histogram-export-format, default json, PR #129221)
+	// whose Validate refuses a path not ending in .json before the run
+	// starts (HistogramJSONOnly).
+	//
+	// fidelity:v25.4/42
+	HistogramSuffix   string
+	HistogramJSONOnly bool
+
+	// LeaseQueue: lease transfers are the lease queue's work
+	// (queue.lease.pending), v24.1+ (PR #119155); before, the replicate
+	// queue moved leases too. The settle wait sums every queue that moves
+	// leases or replicas (SettleStatements).
+	//
+	// fidelity:v25.4/43
+	LeaseQueue bool
+
+	// WorkloadRunFlags are the flags of the release's `workload run
+	// tpcc` (run, shared, connection and generator flags): a plan's extra
+	// flags for driver: workload must be among them (CheckWorkloadFlag).
+	//
+	// fidelity:v20.1/S74 fidelity:v25.4/44
+	WorkloadRunFlags map[string]bool
 }
+
+// Licence is a release's licence rule (Release.Licence).
+type Licence int
+
+const (
+	// LicenceForPartitioning: partitioning (PARTITION BY, the recipes'
+	// partitioned tables) needs an enterprise licence (up to v24.2).
+	LicenceForPartitioning Licence = iota
+	// LicenceOptional: no feature needs one; an unlicensed multi-node
+	// cluster is throttled to 5 concurrent open transactions 7 days
+	// after init (v24.3+; single-node clusters never are).
+	LicenceOptional
+)
+
+// UnlicensedGraceDays is how long a LicenceOptional release runs a
+// multi-node cluster without a key before throttling it.
+const UnlicensedGraceDays = 7
 
 // Stop is how a release stops a node.
 type Stop int
@@ -116,9 +163,9 @@ const (
 	Generator22 = "2.2.0"
 )
 
-// LicenseRequiredFrom is the first release whose unlicensed clusters are
-// throttled (Release.LicenseRequired).
-var LicenseRequiredFrom = Version{Major: 24, Minor: 3}
+// LicenseOptionalFrom is the first release whose licence is optional
+// (Release.Licence).
+var LicenseOptionalFrom = Version{Major: 24, Minor: 3}
 
 // change is one change of CockroachDB's behaviour: from the build from
 // on (inclusive), apply changes the facts of the entries before. source
@@ -133,6 +180,8 @@ type change struct {
 // changes are in order. The first entry is the baseline: v20.1.0's
 // workload and node commands (older releases are not claimed; they get
 // v20.1.0's facts, and so does a release not known at all).
+//
+// fidelity:v20.1/S8 fidelity:v20.1/S9 fidelity:v20.1/S10 fidelity:v20.1/S12 fidelity:v20.1/S13 fidelity:v20.1/S14 fidelity:v20.1/S19 fidelity:v20.1/S20
 var changes = []change{
 	{Build{}, "docs/fidelity/v20.1.md", func(r *Release) {
 		r.Generator, r.SchemaGenerator = Generator21, Generator21
@@ -142,6 +191,9 @@ var changes = []change{
 		r.ItemReplicaPrefix = "replicated_idx_"
 		r.NodeCountQuery = `SELECT count(node_id) FROM "".crdb_internal.gossip_liveness`
 		r.Stop = StopQuit
+		r.Licence = LicenceForPartitioning
+		r.HistogramSuffix = ".histogram.ndjson"
+		r.WorkloadRunFlags = workloadRunFlags201
 	}},
 	{Build{Version{20, 1}, 7}, "PR #54715 (backport of #54713), merged 2020-09-24: statistics for warehouse, district, history and order too",
 		func(r *Release) { r.StatsTables = allStatsTables }},
@@ -169,11 +221,17 @@ var changes = []change{
 		r.ImportInto = true
 		r.NodeCountQuery = `SELECT count(1) FROM system.sql_instances WHERE addr IS NOT NULL`
 	}},
-	{Build{LicenseRequiredFrom, 0}, "every multi-node cluster needs a licence key (docs/fidelity/v25.4.md)",
-		func(r *Release) { r.LicenseRequired = true }},
+	{Build{Version{24, 1}, 0}, "PR #119155: lease transfers move to the lease queue (queue.lease.pending)",
+		func(r *Release) { r.LeaseQueue = true }},
+	{Build{LicenseOptionalFrom, 0}, "licensing-faqs: no feature gated, a 7-day grace then throttling (PR #131943); PR #129221: --histogram-export-format, a json exporter that wants a .json file (docs/fidelity/v25.4.md 15, 42)",
+		func(r *Release) {
+			r.Licence = LicenceOptional
+			r.HistogramSuffix, r.HistogramJSONOnly = ".histogram.json", true
+		}},
 	{Build{Version{25, 1}, 0}, "PR #134796: URL j serves affinity[j]; generator flags of current.go (docs/fidelity/v25.4.md)", func(r *Release) {
 		r.URLPerAffinity = true
 		r.SourceFlags = currentSourceFlags()
+		r.WorkloadRunFlags = workloadRunFlagsCurrent
 	}},
 	{Build{Version{25, 4}, 0}, "docs/fidelity/v25.4.md: crdb_internal is an unsafe internal",
 		func(r *Release) { r.UnsafeInternals = true }},
@@ -203,10 +261,17 @@ func (r Release) BeforeInternals() []string {
 }
 
 // SettleStatements are the session's statements of the wait for
-// up-replication and partitioning: BeforeInternals, then
-// ReplicationSettledSQL.
+// up-replication and partitioning: BeforeInternals, then the release's
+// settle criterion (ReplicationSettledSQL: with the lease queue from
+// v24.1).
+//
+// fidelity:v25.4/43
 func (r Release) SettleStatements(replicas int) []string {
-	return append(r.BeforeInternals(), ReplicationSettledSQL(replicas))
+	q := []string{"queue.replicate.pending"}
+	if r.LeaseQueue {
+		q = append(q, "queue.lease.pending")
+	}
+	return append(r.BeforeInternals(), settledSQL(replicas, q))
 }
 
 // RetiredSetting says whether the release no longer has cluster setting
@@ -222,10 +287,48 @@ func (r Release) RetiredSetting(name string) (removedIn Version, gone bool) {
 // crdb_internal.ranges_no_leases reads range descriptors only, where
 // crdb_internal.ranges asks every range's leaseholder for its lease (one
 // RPC per range: minutes on the 100k recipe's ranges).
+//
+// fidelity:v20.1/S72 fidelity:v25.4/22
 func ReplicationSettledSQL(replicas int) string {
+	return settledSQL(replicas, []string{"queue.replicate.pending"})
+}
+
+// settledSQL is ReplicationSettledSQL over the stores' pending replicas
+// of the given queues (metric names, constants).
+func settledSQL(replicas int, queues []string) string {
+	var sum []string
+	for _, q := range queues {
+		sum = append(sum, fmt.Sprintf("(metrics->>'%s')::INT8", q))
+	}
 	return fmt.Sprintf(`SELECT CASE WHEN
  (SELECT count(*) FROM crdb_internal.ranges_no_leases WHERE array_length(replicas, 1) < %d) > 0
- OR (SELECT coalesce(sum((metrics->>'queue.replicate.pending')::INT8), 0) FROM crdb_internal.kv_store_status) > 0
+ OR (SELECT coalesce(sum(%s), 0) FROM crdb_internal.kv_store_status) > 0
  THEN crdb_internal.force_error('55000', 'up-replication and partitioning not finished')
- ELSE 0 END`, replicas)
+ ELSE 0 END`, replicas, strings.Join(sum, " + "))
+}
+
+// HistogramOK says whether the release's workload accepts name as its
+// --histograms file; the error says why not.
+func (r Release) HistogramOK(name string) error {
+	if r.HistogramJSONOnly && !strings.HasSuffix(name, ".json") {
+		return fmt.Errorf("CockroachDB %s's workload refuses a --histograms file whose name does not end in .json (its json exporter, PR #129221): name it like workload1%s", r.Build, r.HistogramSuffix)
+	}
+	return nil
+}
+
+// CheckWorkloadFlag checks one extra flag for the release's `workload run
+// tpcc` (--name or --name=value): it must be one of WorkloadRunFlags, and
+// --histogram-export-format may only be json (benchrig merges json).
+func (r Release) CheckWorkloadFlag(f string) error {
+	name, val, hasVal := strings.Cut(strings.TrimLeft(f, "-"), "=")
+	if !strings.HasPrefix(f, "--") || name == "" {
+		return fmt.Errorf("%q is not a flag: give each as --name or --name=value", f)
+	}
+	if !r.WorkloadRunFlags[name] {
+		return fmt.Errorf("--%s is not a flag of CockroachDB %s's `workload run tpcc`", name, r.Build)
+	}
+	if name == "histogram-export-format" && (!hasVal || val != "json") {
+		return fmt.Errorf("--histogram-export-format: benchrig merges workload's json histograms; give --histogram-export-format=json or leave it out")
+	}
+	return nil
 }

@@ -19,8 +19,9 @@
 // Generation is deterministic for a seed: warehouse w's tables are drawn
 // from their own PCG streams of (seed, w), so any subset of warehouses can
 // be (re)generated in any order on any host. The NURand C-Load constants
-// (clause 2.1.6) are CockroachDB workload's for the seed (wl_rand.go), so
-// benchrig's data and a `workload://` import of the same seed share them;
+// (clause 2.1.6) are CockroachDB workload's for the seed (wl_rand.go), as
+// `workload init` generates them (a `workload://` IMPORT's nodes generate
+// with C = 0: DataCLoad);
 // init stores them in benchrig_meta, and without it a run derives them
 // from the seed. The pipelined profile picks a C-Run whose delta to
 // C-Load is valid (clause 2.1.6.1); the workload profile uses workload's

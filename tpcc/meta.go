@@ -66,11 +66,9 @@ func ReadConstants(ctx context.Context, q Querier) (Constants, error) {
 }
 
 // MetaForSeed builds the metadata a fresh init with this seed stores.
-// C-Load is CockroachDB workload's for the same --seed
-// (WorkloadConstants): benchrig's data and workload's (a `workload://`
-// IMPORT) then have the same C_LAST distribution for a seed, and a run
-// on a database workload loaded knows the C-Load its data was generated
-// with from the seed alone.
+// Its C-Load is CockroachDB workload's for the same --seed
+// (WorkloadConstants), as `workload init` generates its data; a
+// `workload://` IMPORT's nodes generate with C = 0 instead (DataCLoad).
 func MetaForSeed(seed uint64, warehouses, partitions int) Meta {
 	return Meta{Seed: seed, Warehouses: warehouses, Partitions: partitions, Load: WorkloadConstants(seed)}
 }

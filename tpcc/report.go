@@ -57,6 +57,7 @@ func (r *reporter) final(res *RunResult) {
 	io.WriteString(r.w, formatFinal(res))
 }
 
+// fidelity:v20.1/D26
 func formatFinal(res *RunResult) string {
 	var b strings.Builder
 	el := res.Elapsed

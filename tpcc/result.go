@@ -3,14 +3,15 @@ package tpcc
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // The kinds of TPC-C result file (docs/schema/result.v1.json).
@@ -92,6 +93,14 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 	// Files are a merge's histogram files, as given.
 	Files []string `json:"files,omitempty"`
+	// WorkloadFinal are, for a merge, the totals lines CockroachDB's
+	// workload printed at the end of each host's run (driver: workload),
+	// read from the output kept beside each histogram file: workload's
+	// own tpmC and efc (12.86 per warehouse it divides by), which the
+	// single-host pages publish, where Efficiency is tpcc merge's (12.605
+	// per warehouse of the run). A host whose output has no totals line
+	// (its run died) is left out.
+	WorkloadFinal []HostFinalLine `json:"workload_final_lines,omitempty"`
 	// Incomplete names a merge's hosts whose measured run died before the
 	// window's end, with how much of it each covered: the merged figures
 	// then count less than the run (the file is benchrig.result/v2).
@@ -160,13 +169,26 @@ func ResultFileFor(histograms string) string {
 	return siblingOf(histograms, ".result.json")
 }
 
+// HistogramSuffixes and HistogramStem are runspec's: a plan names the
+// histogram files too, and plan does not import the driver.
+var (
+	HistogramSuffixes = runspec.HistogramSuffixes
+	HistogramStem     = runspec.HistogramStem
+)
+
 // siblingOf names a file that belongs with a histogram file: its
-// ".histogram.ndjson" replaced by ext, or ext appended to another name.
+// histogram suffix replaced by ext, or ext appended to another name.
 func siblingOf(histograms, ext string) string {
-	if base, ok := strings.CutSuffix(histograms, ".histogram.ndjson"); ok {
-		return base + ext
-	}
-	return histograms + ext
+	stem, _, _ := HistogramStem(histograms)
+	return stem + ext
+}
+
+// WorkloadOutputFileFor is where a measured run with CockroachDB's own
+// workload (driver: workload) keeps workload's output, beside its
+// histogram file: workload1.histogram.json -> workload1.workload.out. Its
+// totals line is workload's own figure (histogram.ParseFinalLine).
+func WorkloadOutputFileFor(histograms string) string {
+	return siblingOf(histograms, ".workload.out")
 }
 
 // TicksFileFor is the default per-tick metrics file (`tpcc run --ticks`) of
@@ -324,6 +346,7 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 		r.Pass, r.Failures = false, ce.Failures
 	}
 	r.markIncomplete(dead, results)
+	r.WorkloadFinal = workloadFinalLines(paths)
 	names := histogram.TPCCNames()
 	for _, n := range m.Names() {
 		if !slices.Contains(names, n) {
@@ -531,4 +554,55 @@ func ReadResult(path string) (*Result, error) {
 // WriteResult writes r to path (atomically).
 func WriteResult(path string, r *Result) error {
 	return result.WriteFile(path, r)
+}
+
+// HostFinalLine is one host's workload totals line and the histogram file
+// it belongs with.
+type HostFinalLine struct {
+	File string `json:"file"`
+	histogram.FinalLine
+}
+
+// finalLineTail is how much of the end of a run's output is read for its
+// totals line (the line and the audit before it take a few kB).
+const finalLineTail = 64 << 10
+
+// workloadFinalLines reads the totals line of the workload output kept
+// beside each histogram file, when there is one.
+//
+// fidelity:v20.1/D31
+func workloadFinalLines(paths []string) []HostFinalLine {
+	var out []HostFinalLine
+	for _, p := range paths {
+		data, err := readTail(WorkloadOutputFileFor(p), finalLineTail)
+		if err != nil {
+			continue // no output kept (benchrig's driver), or unreadable
+		}
+		if l, err := histogram.ParseFinalLine(data); err == nil {
+			out = append(out, HostFinalLine{File: p, FinalLine: l})
+		}
+	}
+	return out
+}
+
+// readTail reads at most the last n bytes of a regular file.
+func readTail(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if off := fi.Size() - n; off > 0 {
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(io.LimitReader(f, n))
 }

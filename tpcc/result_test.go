@@ -238,3 +238,32 @@ func TestRunResultFromPostgres(t *testing.T) {
 		t.Errorf("read back: %v, %v", back, err)
 	}
 }
+
+// TestMergeKeepsWorkloadFinalLine: a merge of driver: workload's files
+// carries each host's own totals line, read from the output kept beside
+// its histogram file, beside tpcc merge's figure; a host without one (its
+// run died, or benchrig's driver) is left out.
+func TestMergeKeepsWorkloadFinalLine(t *testing.T) {
+	dir := t.TempDir()
+	a, b := writeHostFiles(t, dir, 0), writeHostFiles(t, dir, 1)
+	out := "   60.0s        0            3.0            3.0     20.0     20.0     20.0     20.0 newOrder\n\n" +
+		histogram.FinalHeader + "\n   60.0s       90.0  35.0%     20.0     20.0     21.0     22.0     23.0     24.0\n"
+	if err := os.WriteFile(WorkloadOutputFileFor(a), []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := MergeFiles(20, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.WorkloadFinal) != 1 || r.WorkloadFinal[0].File != a || r.WorkloadFinal[0].TpmC != 90 || r.WorkloadFinal[0].Efficiency != 35 {
+		t.Fatalf("workload final lines %+v, want host a's 90 tpmC 35 %%", r.WorkloadFinal)
+	}
+	if r.TpmC != 180 {
+		t.Errorf("merged tpmC %v, want 180 (the merge is still the histograms')", r.TpmC)
+	}
+	doc, err := result.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSchema(t, doc)
+}

@@ -173,6 +173,8 @@ type plan struct {
 // affinity[j % len(affinity)] — list URLs in the order of the affinity
 // list, as older CockroachDB workloads assumed — and a partition without
 // a URL of its own uses all of them.
+//
+// fidelity:v20.1/D20 fidelity:v20.1/D22
 func planTerminals(p Partitions, affinity []int, nURLs int, urlPerAffinity bool) (plan, error) {
 	if len(affinity) == 0 {
 		for i := range p.Count {
@@ -310,12 +312,16 @@ func (cfg *RunConfig) sizing(terminals int, parts Partitions, prof loadProfile) 
 
 // perURLConns spreads conns over n URLs, rounding up: every URL gets at
 // least one.
+//
+// fidelity:v20.1/D19
 func perURLConns(conns, n int) int { return max(1, (conns+n-1)/n) }
 
 // Run drives the workload: it connects, waits for StartAt, ramps up,
 // measures for Duration, prints the report and returns the result. An
 // audit failure (over enough transactions to be significant) returns the
 // result and an *AuditError.
+//
+// fidelity:v20.1/D26
 func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
@@ -865,6 +871,8 @@ func (e *executors) startNoWait(n int) {
 
 // startTerminals creates the paced terminals (clause 5.2.5) in a
 // scheduler and perURL executors per pool serving them, until stop.
+//
+// fidelity:v20.1/D24
 func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-chan struct{}) {
 	terms := make([]terminal, len(e.pl.homes))
 	for i := range terms {

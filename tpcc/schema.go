@@ -93,6 +93,8 @@ type Table struct {
 
 // schemaTables returns the nine tables in load order: item, then a
 // warehouse's tables in the order warehouseJobs generates them.
+//
+// fidelity:v20.1/S34 fidelity:v20.1/S35 fidelity:v20.1/S36 fidelity:v20.1/S37 fidelity:v20.1/S38 fidelity:v20.1/S39 fidelity:v20.1/S40 fidelity:v20.1/S41 fidelity:v20.1/S42 fidelity:v20.1/S43 fidelity:v20.1/S44
 func schemaTables() []Table {
 	return []Table{
 		{Name: "item", pk: "i_id", columns: []string{
@@ -297,6 +299,8 @@ func TableSchema(d Dialect, version, table string) (string, error) {
 // was just generated consistent and validating would scan it all again.
 // They are the same for both dialects and both generator versions (2.1.0
 // differs only in having the FK indexes, see TableSchema).
+//
+// fidelity:v20.1/S32
 func ForeignKeys(d Dialect, version string) []string {
 	_ = d
 	_ = version

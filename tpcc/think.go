@@ -14,6 +14,8 @@ func KeyingTime(t TxnType, factor float64) time.Duration {
 // ThinkTime draws a think time per clause 5.2.5.4: Tt = −ln(r) × μ with r
 // uniform in (0, 1] and μ the mean think time of t, truncated at 10 × μ (the
 // clause allows truncation there), then scaled by factor.
+//
+// fidelity:v20.1/D24
 func ThinkTime(r *Rand, t TxnType, factor float64) time.Duration {
 	mean := specs()[t].thinkMean
 	// Float64 is in [0, 1), so 1−Float64 is in (0, 1]: ln never sees 0.

@@ -133,6 +133,8 @@ func (*workloadProfile) name() Profile { return ProfileWorkload }
 // whole run (not of this host) in wait mode, the workers otherwise
 // (--workers, default 10 per active warehouse, again of the whole run).
 // Every host opens that many, spread over its URLs.
+//
+// fidelity:v20.1/D18
 func (*workloadProfile) conns(cfg *RunConfig, _ int) int {
 	if cfg.Wait == 0 {
 		if cfg.Workers > 0 {
@@ -149,6 +151,8 @@ const workloadConnsPerWarehouse = 2
 // runConstants are workload's: C for C_LAST is the data's C-Load (C-Run =
 // C-Load), C for C_ID and OL_I_ID come from the data seed as workload
 // draws them.
+//
+// fidelity:v20.1/D28
 func (*workloadProfile) runConstants(_ *Rand, m Meta) Constants {
 	c := WorkloadConstants(m.Seed)
 	c.CLast = m.Load.CLast
@@ -159,6 +163,8 @@ func (*workloadProfile) runConstants(_ *Rand, m Meta) Constants {
 // i of n at i × ramp / n, in workload's worker order (round-robin over
 // the warehouses: every warehouse's first terminal, then every second
 // one, ...), then sleeping its first keying time.
+//
+// fidelity:v20.1/D23
 func (*workloadProfile) firstDue(_ *Rand, i, n int, first TxnType, cfg *RunConfig) int64 {
 	nW := n / 10
 	rank := i
@@ -174,6 +180,8 @@ func (*workloadProfile) noWaitStart(k, n int, ramp time.Duration) time.Duration 
 
 // rampOffset is workload's start of worker i of n over ramp: i × (ramp /
 // n), the division first, as workload computes it.
+//
+// fidelity:v20.1/D23
 func rampOffset(i, n int, ramp time.Duration) time.Duration {
 	if ramp <= 0 || n <= 0 {
 		return 0
@@ -186,6 +194,8 @@ func rampOffset(i, n int, ramp time.Duration) time.Duration {
 // so that each is a distinct connection, its fixed statements are
 // prepared on it (workload's --method=prepare prepares them on every
 // connection), and all are released.
+//
+// fidelity:v20.1/D21
 func (p *workloadProfile) warm(ctx context.Context, pools []*pgxpool.Pool, perURL int, d Dialect) error {
 	stmts := wlPrepared(d)
 	sem := make(chan struct{}, 100)

@@ -53,6 +53,8 @@ const (
 	wlPayUpdateDistrict  = `UPDATE district SET d_ytd = d_ytd + $1 WHERE d_w_id = $2 AND d_id = $3 RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip`
 	wlPaySelectByLast    = `SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first ASC`
 	// wlPayUpdateCustomerCRDB is CockroachDB-only (`:::` type assertions).
+	//
+	// fidelity:v20.1/D13
 	wlPayUpdateCustomerCRDB = `UPDATE customer SET (c_balance, c_ytd_payment, c_payment_cnt, c_data) = (c_balance - ($1:::float)::decimal, c_ytd_payment + ($1:::float)::decimal, c_payment_cnt + 1, case c_credit when 'BC' then left(c_id::text || c_d_id::text || c_w_id::text || ($5:::int)::text || ($6:::int)::text || ($1:::float)::text || c_data, 500) else c_data end) WHERE c_w_id = $2 AND c_d_id = $3 AND c_id = $4 RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, case c_credit when 'BC' then left(c_data, 200) else '' end`
 	wlPayUpdateCustomerPG   = `UPDATE customer SET (c_balance, c_ytd_payment, c_payment_cnt, c_data) = (c_balance - ($1::float8)::decimal, c_ytd_payment + ($1::float8)::decimal, c_payment_cnt + 1, case c_credit when 'BC' then left(c_id::text || c_d_id::text || c_w_id::text || ($5::int8)::text || ($6::int8)::text || ($1::float8)::text || c_data, 500) else c_data end) WHERE c_w_id = $2 AND c_d_id = $3 AND c_id = $4 RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, case c_credit when 'BC' then left(c_data, 200) else '' end`
 	wlPayInsertHistory      = `INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount, h_date, h_data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
@@ -68,6 +70,8 @@ const (
 	wlSLSelectDNextOID = `SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2`
 	// wlSLCountCRDB's derived table has no alias: CockroachDB (and
 	// PostgreSQL 16+) only.
+	//
+	// fidelity:v20.1/D16
 	wlSLCountCRDB = `SELECT count(*) FROM (SELECT DISTINCT s_i_id FROM order_line JOIN stock ON s_i_id=ol_i_id AND s_w_id=ol_w_id WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id BETWEEN $3 - 20 AND $3 - 1 AND s_quantity < $4)`
 	wlSLCountPG   = wlSLCountCRDB + ` AS recent`
 )
@@ -88,6 +92,8 @@ func wlStatementsFor(d Dialect) wlStatements {
 }
 
 // wlPrepared are the statements prepared on every connection.
+//
+// fidelity:v20.1/D17
 func wlPrepared(d Dialect) []string {
 	s := wlStatementsFor(d)
 	return []string{
@@ -101,6 +107,8 @@ func wlPrepared(d Dialect) []string {
 
 // wlTime is how workload passes o_entry_d, h_date and ol_delivery_d:
 // formatted to the second, without a zone.
+//
+// fidelity:v20.1/D10
 const wlTime = "2006-01-02 15:04:05"
 
 // wlTx is one transaction on one connection, counting its round trips.
@@ -134,6 +142,8 @@ func (t *wlTx) exec(sql string, args ...any) error {
 // wait; then Bind and Execute, Sync, wait (QueryEx's prepareEx("", sql),
 // then sendPreparedQuery). pgx v5's describe-exec mode sends the same
 // messages in the same two round trips.
+//
+// fidelity:v20.1/D17
 func (t *wlTx) query(sql string, inline bool, args []any, each func(pgx.Rows) error) error {
 	t.trips++
 	if inline {
@@ -157,6 +167,8 @@ func (t *wlTx) query(sql string, inline bool, args []any, each func(pgx.Rows) er
 // (wID, dID) named cLast ordered by first name, c_id first and the other
 // columns into dest (each row's in turn, as workload scans them), and
 // returns the middle row's c_id, rounded up (2.5.2.2, 2.6.2.2).
+//
+// fidelity:v20.1/D12
 func (t *wlTx) middleByLastName(stmt string, wID, dID int32, cLast string, dest ...any) (int32, error) {
 	var ids []int32
 	err := t.query(stmt, false, []any{wID, dID, cLast}, func(rows pgx.Rows) error {
@@ -180,6 +192,8 @@ func (t *wlTx) middleByLastName(stmt string, wID, dID int32, cLast string, dest 
 // CR000), as cockroach-go's ExecuteInTx; on PostgreSQL also a deadlock
 // (40P01), which CockroachDB never reports and which aborts a PostgreSQL
 // transaction the same way.
+//
+// fidelity:v20.1/D3
 func wlRetryable(d Dialect, err error) bool {
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {
@@ -191,6 +205,8 @@ func wlRetryable(d Dialect, err error) bool {
 // wlBegin is the transaction's BEGIN: workload's plain BEGIN on
 // CockroachDB (serializable); on PostgreSQL the run's isolation level,
 // whose default, repeatable read, makes conflicts surface as 40001.
+//
+// fidelity:v20.1/D1
 func (p *workloadProfile) begin(w *worker) string {
 	if p.dialect == Cockroach && (w.rwBegin == "BEGIN" || w.rwBegin == "BEGIN ISOLATION LEVEL serializable") {
 		return "BEGIN"
@@ -212,6 +228,8 @@ func (p *workloadProfile) begin(w *worker) string {
 // SAVEPOINT. And because PostgreSQL checks serializability at COMMIT,
 // not at RELEASE, a failed COMMIT is retried too (workload ignores
 // COMMIT's error: on CockroachDB RELEASE has committed).
+//
+// fidelity:v20.1/D2 fidelity:v20.1/D3 fidelity:v20.1/D4 fidelity:v20.1/D5
 func (p *workloadProfile) inTx(ctx context.Context, w *worker, db connPool, typ TxnType, fn func(*wlTx) error) (retries int, err error) {
 	c, release, err := db.acquire(ctx)
 	if err != nil {
@@ -292,6 +310,8 @@ func (p *workloadProfile) exec(ctx context.Context, w *worker, db connPool, t Tx
 // randActive is workload's remote warehouse: uniform over all active
 // warehouses of the run (all partitions), drawn again while it is the
 // home warehouse.
+//
+// fidelity:v20.1/D7
 func (p *workloadProfile) randActive(w *worker, home int32) int32 {
 	for {
 		x := p.active.at(w.rng.Int(0, p.active.len()-1))
@@ -320,6 +340,7 @@ type wlNewOrderInput struct {
 	lines         []wlLine
 }
 
+// fidelity:v20.1/D7
 func (p *workloadProfile) drawNewOrder(w *worker, wID int32) wlNewOrderInput {
 	r, c := w.rng, w.constants
 	in := wlNewOrderInput{wID: wID, dID: int32(r.Int(1, 10)), cID: int32(r.NURand(aCID, 1, 3000, c.CID)), allLocal: 1}
@@ -378,6 +399,8 @@ type wlStockUpdate struct{ quantity, ytd, orderCnt, remoteCnt int }
 
 // wlNewOrderStockUpdateSQL is New-Order's stock UPDATE: one statement
 // with a CASE per column keyed by (s_i_id, s_w_id).
+//
+// fidelity:v20.1/D9
 func wlNewOrderStockUpdateSQL(s wlStatements, lines []wlLine, ups []wlStockUpdate) string {
 	keys := wlStockKeys(lines)
 	var q, y, o, rc []string
@@ -412,6 +435,8 @@ func wlNewOrderLinesSQL(oID, dID, wID int32, lines []wlLine) string {
 // trips with BEGIN, SAVEPOINT, RELEASE and COMMIT (the item and stock
 // SELECTs take two each). A rollback (1%) ends after the item SELECT
 // finds the unused id missing: 8 round trips with its ROLLBACK.
+//
+// fidelity:v20.1/D6 fidelity:v20.1/D8
 func (p *workloadProfile) newOrder(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
 	in := p.drawNewOrder(w, wID)
 	entry := time.Now().UTC().Format(wlTime)
@@ -509,6 +534,8 @@ func (p *workloadProfile) newOrder(ctx context.Context, w *worker, db connPool, 
 // [SELECT customers by last name], UPDATE customer, INSERT history: 4 or
 // 5 statements, 8 or 9 round trips. As in workload, the by-name SELECT
 // looks in the home warehouse and district even for a remote customer.
+//
+// fidelity:v20.1/D11 fidelity:v20.1/D12
 func (p *workloadProfile) payment(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
 	r, c := w.rng, w.constants
 	dID := int32(r.Int(1, 10))
@@ -570,6 +597,8 @@ func (p *workloadProfile) payment(ctx context.Context, w *worker, db connPool, w
 // orderStatus is workload's Order-Status: SELECT customer (by id, or all
 // of a last name), SELECT the latest order, SELECT its lines: 3
 // statements, 7 round trips.
+//
+// fidelity:v20.1/D14
 func (p *workloadProfile) orderStatus(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
 	r, c := w.rng, w.constants
 	dID := int32(r.Int(1, 10))
@@ -635,6 +664,8 @@ func wlInTuples(ps []wlPair) string {
 // o_id), their customers (district, c_id) and totals per district.
 // (workload joins them from Go maps, in no fixed order; these are in
 // district order, the same set.)
+//
+// fidelity:v20.1/D15
 func wlDeliverySQL(wID, carrier int32, date string, orders, customers []wlPair, totals map[int32]float64) (updOrder, updCustomer, delNewOrder, updLines string) {
 	ot := wlInTuples(orders)
 	updOrder = fmt.Sprintf(`UPDATE "order" SET o_carrier_id = %d WHERE o_w_id = %d AND (o_d_id, o_id) IN (%s) RETURNING o_d_id, o_c_id`, carrier, wID, ot)
@@ -654,6 +685,8 @@ func wlDeliverySQL(wID, carrier int32, date string, orders, customers []wlPair, 
 // DELETE new_order, UPDATE order_line for all districts at once: up to
 // 24 statements, 29 round trips (the UPDATE "order" ... RETURNING takes
 // two).
+//
+// fidelity:v20.1/D15
 func (p *workloadProfile) delivery(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
 	carrier := int32(w.rng.Int(1, 10))
 	date := time.Now().UTC().Format(wlTime)
@@ -722,6 +755,8 @@ func (p *workloadProfile) delivery(ctx context.Context, w *worker, db connPool, 
 // count of distinct recent items below the threshold: 2 statements, 6
 // round trips, in a random district (workload does not fix a terminal's
 // district).
+//
+// fidelity:v20.1/D16
 func (p *workloadProfile) stockLevel(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
 	threshold := int32(w.rng.Int(10, 20))
 	dID := int32(w.rng.Int(1, 10))

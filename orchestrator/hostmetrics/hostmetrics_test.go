@@ -17,7 +17,7 @@ import (
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 
 // fakeSys is a sysfs with vda (a disk) and loop0 (not storage).
-func fakeSys(t *testing.T) string {
+func fakeSys(t testing.TB) string {
 	dir := t.TempDir()
 	for _, d := range []string{"vda", "loop0"} {
 		if err := os.MkdirAll(filepath.Join(dir, "block", d), 0o755); err != nil {

@@ -1,13 +1,58 @@
 package hostmetrics
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"strconv"
+	"math"
+	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/prometheus/procfs"
+	"github.com/prometheus/procfs/blockdevice"
 )
+
+// The kernel's files are parsed by github.com/prometheus/procfs (the
+// Prometheus node exporter's own reader); this file turns what it
+// returns into the counters diff works on, in the kernel's units.
+
+// safely runs one procfs reader, turning a panic into an error: procfs
+// v0.23.0 indexes the fields of a /proc/net/dev line without checking
+// how many there are (net_dev.go parseLine: a truncated line panics,
+// found by FuzzSamplerRead). A broken file must stop a sample, never
+// crash the sampler on a host mid-run.
+func safely[T any](path string, read func() (T, error)) (v T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var zero T
+			v, err = zero, fmt.Errorf("%s: procfs panicked: %v", path, r)
+		}
+	}()
+	v, err = read()
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// procfsUserHZ is the USER_HZ procfs assumes when it turns /proc/stat's
+// clock ticks into seconds (procfs v0.23.0 proc_stat.go: userHZ = 100).
+// benchrig keeps ticks: multiplying back by the same constant gives the
+// kernel's integers exactly (below 2^51 ticks, 71 000 years of one CPU at
+// 100 Hz), so the percentages are ratios of integers as before, whatever
+// the host's real USER_HZ (it cancels out of every ratio).
+const procfsUserHZ = 100
+
+// ticks turns one procfs CPU time in seconds back into clock ticks. A
+// value no kernel writes (negative, NaN, infinite, beyond uint64: procfs
+// reads these fields with %f) is refused rather than wrapped.
+func ticks(seconds float64) (uint64, bool) {
+	t := math.Round(seconds * procfsUserHZ)
+	if !(t >= 0 && t < 1<<63) { // false for NaN too
+		return 0, false
+	}
+	return uint64(t), true
+}
 
 // cpuTimes are the aggregate "cpu" line of /proc/stat, in clock ticks
 // (proc(5)): user nice system idle iowait irq softirq steal. guest and
@@ -21,104 +66,99 @@ func (c cpuTimes) total() uint64 {
 	return c.user + c.nice + c.system + c.idle + c.iowait + c.irq + c.softirq + c.steal
 }
 
-// parseStat reads /proc/stat's aggregate cpu line and counts cpuN lines.
-func parseStat(data []byte) (cpuTimes, error) {
-	var c cpuTimes
-	found := false
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || !strings.HasPrefix(f[0], "cpu") {
-			continue
-		}
-		if f[0] != "cpu" {
-			c.cpus++
-			continue
-		}
-		if len(f) < 9 {
-			return c, fmt.Errorf("/proc/stat: cpu line has %d fields, want at least 9", len(f))
-		}
-		vals := make([]uint64, 8)
-		for i := range vals {
-			v, err := strconv.ParseUint(f[i+1], 10, 64)
-			if err != nil {
-				return c, fmt.Errorf("/proc/stat: cpu field %d: %w", i+1, err)
-			}
-			vals[i] = v
-		}
-		c.user, c.nice, c.system, c.idle, c.iowait, c.irq, c.softirq, c.steal = vals[0], vals[1], vals[2], vals[3], vals[4], vals[5], vals[6], vals[7]
-		found = true
+// cpuFrom converts procfs's /proc/stat: the aggregate line in ticks and
+// the number of cpuN lines.
+func cpuFrom(st procfs.Stat) (cpuTimes, error) {
+	t := st.CPUTotal
+	if t == (procfs.CPUStat{}) {
+		// procfs leaves CPUTotal zero when the line is missing; a
+		// running kernel's is never all zero.
+		return cpuTimes{}, errors.New("/proc/stat: no cpu line")
 	}
-	if !found {
-		return c, errors.New("/proc/stat: no cpu line")
+	c := cpuTimes{cpus: len(st.CPU)}
+	for i, f := range []struct {
+		dst *uint64
+		sec float64
+	}{{&c.user, t.User}, {&c.nice, t.Nice}, {&c.system, t.System}, {&c.idle, t.Idle},
+		{&c.iowait, t.Iowait}, {&c.irq, t.IRQ}, {&c.softirq, t.SoftIRQ}, {&c.steal, t.Steal}} {
+		v, ok := ticks(f.sec)
+		if !ok {
+			return cpuTimes{}, fmt.Errorf("/proc/stat: cpu field %d is not a tick count", i+1)
+		}
+		*f.dst = v
 	}
 	return c, nil
 }
 
-// parseMeminfo reads the kB fields of /proc/meminfo.
-func parseMeminfo(data []byte) (map[string]uint64, error) {
-	m := map[string]uint64{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			continue
-		}
-		v, err := strconv.ParseUint(f[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		if len(f) > 1 && f[1] == "kB" {
-			if v > 1<<53 {
-				continue
-			}
-			v *= 1024
-		}
-		m[name] = v
-	}
-	if _, ok := m["MemTotal"]; !ok {
-		return nil, errors.New("/proc/meminfo: no MemTotal")
-	}
-	return m, nil
+// memBytes are the /proc/meminfo figures a sample reports, in bytes.
+type memBytes struct {
+	total, available, swapTotal, swapFree uint64
 }
 
-// diskTimes are one device's /proc/diskstats counters.
+// memFrom converts procfs's /proc/meminfo. A field above 2^53 kB is
+// taken as absent: procfs's kB-to-bytes product would wrap.
+func memFrom(m procfs.Meminfo) (memBytes, error) {
+	get := func(raw, bytes *uint64) uint64 {
+		if raw == nil || bytes == nil || *raw > 1<<53 {
+			return 0
+		}
+		return *bytes
+	}
+	if m.MemTotal == nil || *m.MemTotal > 1<<53 {
+		return memBytes{}, errors.New("/proc/meminfo: no MemTotal")
+	}
+	return memBytes{
+		total:     get(m.MemTotal, m.MemTotalBytes),
+		available: get(m.MemAvailable, m.MemAvailableBytes),
+		swapTotal: get(m.SwapTotal, m.SwapTotalBytes),
+		swapFree:  get(m.SwapFree, m.SwapFreeBytes),
+	}, nil
+}
+
+// load1 is /proc/loadavg's 1-minute figure; one that JSON cannot carry
+// (NaN, infinite) or no kernel writes (negative) is 0.
+func load1(l *procfs.LoadAvg) float64 {
+	if l == nil || !(l.Load1 >= 0) || math.IsInf(l.Load1, 0) {
+		return 0
+	}
+	return l.Load1
+}
+
+// diskTimes are one device's /proc/diskstats counters
+// (Documentation/admin-guide/iostats.rst): reads completed, sectors
+// read, writes completed, sectors written and milliseconds spent doing
+// I/O. Sectors are 512 bytes whatever the device's own sector size.
 type diskTimes struct {
 	reads, sectorsRead, writes, sectorsWritten, ioMillis uint64
 }
 
-// parseDiskstats reads /proc/diskstats (Documentation/admin-guide/
-// iostats.rst): fields 4, 6, 8, 10 and 13 are reads completed, sectors
-// read, writes completed, sectors written and milliseconds spent doing
-// I/O. Sectors are 512 bytes whatever the device's own sector size.
-func parseDiskstats(data []byte, keep func(string) bool) (map[string]diskTimes, error) {
+// disksFrom reads /proc/diskstats for whole disks only: /sys/block lists
+// them (partitions would count twice); loop and RAM devices are not
+// storage. A host without either file reports no disks.
+func disksFrom(proc, sys string) map[string]diskTimes {
+	bfs, err := blockdevice.NewFS(proc, sys)
+	if err != nil {
+		return nil
+	}
+	blocks, err := safely(filepath.Join(sys, "block"), bfs.SysBlockDevices)
+	if err != nil {
+		return nil
+	}
+	names := slices.DeleteFunc(blocks, func(n string) bool {
+		return strings.HasPrefix(n, "loop") || strings.HasPrefix(n, "ram") || strings.HasPrefix(n, "zram")
+	})
+	stats, err := safely(filepath.Join(proc, "diskstats"), bfs.ProcDiskstats)
+	if err != nil {
+		return nil
+	}
 	out := map[string]diskTimes{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 14 || !keep(f[2]) {
-			continue
-		}
-		var v [14]uint64
-		ok := true
-		for _, i := range []int{3, 5, 7, 9, 12} {
-			n, err := strconv.ParseUint(f[i], 10, 64)
-			if err != nil {
-				ok = false
-				break
-			}
-			v[i] = n
-		}
-		if ok {
-			out[f[2]] = diskTimes{reads: v[3], sectorsRead: v[5], writes: v[7], sectorsWritten: v[9], ioMillis: v[12]}
+	for _, d := range stats {
+		if slices.Contains(names, d.DeviceName) {
+			out[d.DeviceName] = diskTimes{reads: d.ReadIOs, sectorsRead: d.ReadSectors,
+				writes: d.WriteIOs, sectorsWritten: d.WriteSectors, ioMillis: d.IOsTotalTicks}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // netCounters are one interface's /proc/net/dev byte and packet counters.
@@ -126,43 +166,18 @@ type netCounters struct {
 	rxBytes, rxPackets, txBytes, txPackets uint64
 }
 
-// parseNetDev reads /proc/net/dev: after "iface:", 8 receive then 8
-// transmit counters.
-func parseNetDev(data []byte) (map[string]netCounters, error) {
+// netFrom reads /proc/net/dev without the loopback interface. A file
+// procfs cannot parse gives no interfaces rather than some of them.
+func netFrom(fs procfs.FS, proc string) map[string]netCounters {
+	dev, err := safely(filepath.Join(proc, "net", "dev"), fs.NetDev)
+	if err != nil {
+		return nil
+	}
 	out := map[string]netCounters{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		name = strings.TrimSpace(name)
-		f := strings.Fields(rest)
-		if len(f) < 16 || name == "" {
-			continue
-		}
-		var v [16]uint64
-		bad := false
-		for _, i := range []int{0, 1, 8, 9} {
-			n, err := strconv.ParseUint(f[i], 10, 64)
-			if err != nil {
-				bad = true
-				break
-			}
-			v[i] = n
-		}
-		if !bad {
-			out[name] = netCounters{rxBytes: v[0], rxPackets: v[1], txBytes: v[8], txPackets: v[9]}
+	for name, l := range dev {
+		if name != "lo" {
+			out[name] = netCounters{rxBytes: l.RxBytes, rxPackets: l.RxPackets, txBytes: l.TxBytes, txPackets: l.TxPackets}
 		}
 	}
-	return out, nil
-}
-
-// parseLoadavg reads the 1-minute load average.
-func parseLoadavg(data []byte) (float64, error) {
-	f := strings.Fields(string(data))
-	if len(f) == 0 {
-		return 0, errors.New("/proc/loadavg: empty")
-	}
-	return strconv.ParseFloat(f[0], 64)
+	return out
 }

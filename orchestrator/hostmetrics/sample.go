@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // Schema names the version of the JSON lines.
@@ -84,7 +86,7 @@ type Sampler struct {
 type snapshot struct {
 	at    time.Time
 	cpu   cpuTimes
-	mem   map[string]uint64
+	mem   memBytes
 	load  float64
 	disks map[string]diskTimes
 	net   map[string]netCounters
@@ -97,6 +99,9 @@ func (s *Sampler) root(def, r string) string {
 	return r
 }
 
+// read takes one snapshot through procfs rooted at s.Proc (a fake tree
+// in tests). /proc/stat and /proc/meminfo are required; loadavg, disks
+// and network are reported when readable.
 func (s *Sampler) read() (snapshot, error) {
 	proc, sys := s.root("/proc", s.Proc), s.root("/sys", s.Sys)
 	now := time.Now
@@ -104,39 +109,29 @@ func (s *Sampler) read() (snapshot, error) {
 		now = s.Now
 	}
 	snap := snapshot{at: now()}
-	data, err := os.ReadFile(filepath.Join(proc, "stat"))
+	fs, err := procfs.NewFS(proc)
 	if err != nil {
 		return snap, err
 	}
-	if snap.cpu, err = parseStat(data); err != nil {
+	st, err := safely(filepath.Join(proc, "stat"), fs.Stat)
+	if err != nil {
 		return snap, err
 	}
-	if data, err = os.ReadFile(filepath.Join(proc, "meminfo")); err != nil {
+	if snap.cpu, err = cpuFrom(st); err != nil {
 		return snap, err
 	}
-	if snap.mem, err = parseMeminfo(data); err != nil {
+	mi, err := safely(filepath.Join(proc, "meminfo"), fs.Meminfo)
+	if err != nil {
 		return snap, err
 	}
-	if data, err = os.ReadFile(filepath.Join(proc, "loadavg")); err == nil {
-		snap.load, _ = parseLoadavg(data)
+	if snap.mem, err = memFrom(mi); err != nil {
+		return snap, err
 	}
-	// Whole disks only (/sys/block lists them; partitions would count
-	// twice); loop and RAM devices are not storage.
-	blocks, _ := os.ReadDir(filepath.Join(sys, "block"))
-	var names []string
-	for _, b := range blocks {
-		n := b.Name()
-		if !strings.HasPrefix(n, "loop") && !strings.HasPrefix(n, "ram") && !strings.HasPrefix(n, "zram") {
-			names = append(names, n)
-		}
+	if l, err := safely(filepath.Join(proc, "loadavg"), fs.LoadAvg); err == nil {
+		snap.load = load1(l)
 	}
-	if data, err = os.ReadFile(filepath.Join(proc, "diskstats")); err == nil {
-		snap.disks, _ = parseDiskstats(data, func(n string) bool { return slices.Contains(names, n) })
-	}
-	if data, err = os.ReadFile(filepath.Join(proc, "net", "dev")); err == nil {
-		snap.net, _ = parseNetDev(data)
-		delete(snap.net, "lo")
-	}
+	snap.disks = disksFrom(proc, sys)
+	snap.net = netFrom(fs, proc)
 	return snap, nil
 }
 
@@ -158,8 +153,8 @@ func diff(host string, a, b snapshot) Sample {
 			IOWait: pct(a.cpu.iowait, b.cpu.iowait), IRQ: pct(a.cpu.irq+a.cpu.softirq, b.cpu.irq+b.cpu.softirq),
 			Steal: pct(a.cpu.steal, b.cpu.steal), Idle: pct(a.cpu.idle, b.cpu.idle)}
 	}
-	s.Mem = Mem{Total: b.mem["MemTotal"], Available: b.mem["MemAvailable"]}
-	if st, sf := b.mem["SwapTotal"], b.mem["SwapFree"]; st >= sf {
+	s.Mem = Mem{Total: b.mem.total, Available: b.mem.available}
+	if st, sf := b.mem.swapTotal, b.mem.swapFree; st >= sf {
 		s.Mem.SwapUsed = st - sf
 	}
 	if secs <= 0 {

@@ -45,7 +45,7 @@ func TestFidelityValidate(t *testing.T) {
 		{"bad patch level", Cockroach, tpcc("  cockroach_version: v20.1.x\n"), "tpcc.cockroach_version: CockroachDB version \"v20.1.x\": patch level"},
 		{"version on postgres", Postgres, tpcc("  cockroach_version: v20.1\n"), "tpcc.cockroach_version: only for the cockroach flavor"},
 		{"import on postgres", Postgres, tpcc("  import: {method: import}\n"), "tpcc.import.method: import issues CockroachDB IMPORT"},
-		{"method", Cockroach, tpcc("  import: {method: restore}\n"), "tpcc.import.method: want import or copy"},
+		{"method", Cockroach, tpcc("  import: {method: restore}\n"), "tpcc.import.method: want import, init or copy"},
 		{"hosts", Postgres, tpcc("  import: {hosts: some}\n"), "tpcc.import.hosts: want all or first"},
 		{"files per node", Cockroach, tpcc("  import: {files_per_node: 5000}\n"), "tpcc.import.files_per_node: 5000 is outside 1..1000"},
 		{"driver", Cockroach, tpcc("  driver: k6\n"), "tpcc.driver: want benchrig or workload"},

@@ -67,9 +67,6 @@ func Normalize(p *Plan) *Plan {
 	}
 	switch n.Benchmark {
 	case "tpcc":
-		if t.Histograms == "" {
-			t.Histograms = "workload{n}.histogram.ndjson"
-		}
 		if t.PartitionRun == 0 {
 			t.PartitionRun = Duration(60e9)
 		}
@@ -94,6 +91,15 @@ func Normalize(p *Plan) *Plan {
 	}
 	n.Preflight.defaults()
 	n.normalizeFidelity()
+	if n.Benchmark == "tpcc" && t.Histograms == "" {
+		// The recipes' workload<n>.histogram.ndjson, or the name the
+		// release's workload accepts (.histogram.json from v24.3).
+		suffix := ".histogram.ndjson"
+		if rel, ok := n.Release(); ok && n.Flavor == Cockroach {
+			suffix = rel.HistogramSuffix
+		}
+		t.Histograms = "workload{n}" + suffix
+	}
 	n.assignPartitions()
 	n.index()
 	return n

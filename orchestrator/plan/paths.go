@@ -177,6 +177,9 @@ func urlProblem(v string) string {
 // runspec.PlanSetFlags (files the driver writes, and what the plan's own
 // fields set).
 func validateExtraFlags(ps *problems, p *Plan) {
+	if p.TPCC.Driver == DriverWorkload {
+		return // the release's own workload flags: validateWorkloadRun
+	}
 	n := p.nodeOr(&p.TPCC.Extra)
 	for i, f := range p.TPCC.Extra {
 		at := seqItem(n, i)

@@ -17,6 +17,8 @@ import (
 // plan reproduces: the v25.4 pages carry figures measured on v20.2 (2020;
 // Small, Medium, Large) and v19.2 (2019; Local), and the v20.1 pages
 // figures of v19.2. Release and Year say which.
+//
+// fidelity:v25.4/48
 type Published struct {
 	// Page is the documentation page that publishes the figures.
 	Page string `yaml:"page"`

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // Search is tpcc.search: a line search, like CockroachDB's tpccbench, for
@@ -73,15 +75,15 @@ func (rd Round) Workers(p *Plan) int {
 }
 
 // HistogramFile is workload host i's histogram file name in a round: the
-// recipe's workload<n>.histogram.ndjson, with the round's label before
+// recipe's workload<n>.histogram.ndjson (.histogram.json from v24.3), with the round's label before
 // the extension when there are several rounds.
 func HistogramFile(p *Plan, i int, rd Round) string {
 	f := strings.ReplaceAll(p.TPCC.Histograms, "{n}", strconv.Itoa(i+1))
 	if rd.Label == "" {
 		return f
 	}
-	if base, ok := strings.CutSuffix(f, ".histogram.ndjson"); ok {
-		return base + "." + rd.Label + ".histogram.ndjson"
+	if base, suffix, ok := runspec.HistogramStem(f); ok {
+		return base + "." + rd.Label + suffix
 	}
 	return f + "." + rd.Label
 }

@@ -45,7 +45,11 @@ func markdown(r *Report, plots, hostPlots []string) string {
 	if r.TPCC.Partitions > 0 {
 		fmt.Fprintf(&b, ", %d partitions", r.TPCC.Partitions)
 	}
-	fmt.Fprintf(&b, ", ramp %s, duration %s\n\n", Escape(r.TPCC.Ramp), Escape(r.TPCC.Duration))
+	fmt.Fprintf(&b, ", ramp %s, duration %s\n", Escape(r.TPCC.Ramp), Escape(r.TPCC.Duration))
+	if d := r.TPCC.Data; d != nil {
+		fmt.Fprintf(&b, "- Data: C_LAST generated with C-Load %d (%s)\n", d.CLoad, Escape(d.Note))
+	}
+	b.WriteString("\n")
 
 	b.WriteString("## Result\n\n")
 	if len(r.CRUD) > 0 {
@@ -66,6 +70,7 @@ func markdown(r *Report, plots, hostPlots []string) string {
 		fmt.Fprintf(&b, "| tpmC | efficiency | elapsed | warehouses | verdict |\n|---:|---:|---:|---:|---|\n")
 		fmt.Fprintf(&b, "| %.2f | %.2f %% | %.1f s | %d | %s |\n\n", res.TpmC, res.Efficiency, res.Elapsed, res.Warehouses, Escape(verdict(res)))
 		b.WriteString("Efficiency is tpmC / (12.605 × warehouses), as `tpcc-merge-results` computes it.\n\n")
+		writeWorkloadFinal(&b, res.WorkloadFinal)
 		b.WriteString("| transaction | count | errors | retries | ops/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, o := range res.Ops {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", Escape(o.Name), o.Count, count(o.Errors), count(o.Retries), o.PerSec, o.P50, o.P90, o.P95, o.P99, o.Max)
@@ -290,6 +295,23 @@ func writeDisks(b *strings.Builder, all []Disk) {
 			continue
 		}
 		fmt.Fprintf(b, "| %s | %s | %.0f | %.0f | %.1f | %.1f |\n", Escape(d.Host), Escape(d.Path), d.ReadIOPS, d.WriteIOPS, d.ReadKiBps/1024, d.WriteKiBps/1024)
+	}
+	b.WriteString("\n")
+}
+
+// writeWorkloadFinal is workload's own totals line per host, named apart
+// from the merged efficiency above it.
+//
+// fidelity:v20.1/D31
+//
+// fidelity:v25.4/45
+func writeWorkloadFinal(b *strings.Builder, lines []WorkloadFinal) {
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("workload's own final line per host (`_elapsed___tpmC____efc...`: efc = tpmC / (12.86 × the warehouses workload divides by), the figure the single-host pages publish):\n\n| host | elapsed s | tpmC | workload efc | p90 ms | p95 ms |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, l := range lines {
+		fmt.Fprintf(b, "| %s | %.1f | %.1f | %.1f %% | %.1f | %.1f |\n", Escape(l.Host), l.Elapsed, l.TpmC, l.Efficiency, l.P90, l.P95)
 	}
 	b.WriteString("\n")
 }

@@ -47,6 +47,8 @@ type PublishedLatencyRun struct {
 // ComparePublished sets r.Published from the plan's reference and the
 // run's result (or repeats), as Build does: for a report written before
 // the plan had one.
+//
+// fidelity:v25.4/48
 func (r *Report) ComparePublished(p *plan.Plan) { r.published(p) }
 
 // published sets r.Published from the plan's reference and the run's

@@ -149,6 +149,33 @@ type Params struct {
 	Partitions       int    `json:"partitions,omitempty"`
 	Ramp             string `json:"ramp"`
 	Duration         string `json:"duration"`
+	// Data is what the TPC-C data's C_LAST was generated with and the
+	// C-Run the run draws it with (clause 2.1.6.1), for the plan's
+	// loader and driver.
+	Data *tpcc.DataGeneration `json:"data,omitempty"`
+}
+
+// dataGeneration is what the plan's import generated its data with
+// (the seed is workload's default: plans give none).
+//
+// fidelity:v20.1/D29
+func dataGeneration(p *plan.Plan) *tpcc.DataGeneration {
+	if p.Benchmark != "" && p.Benchmark != "tpcc" {
+		return nil
+	}
+	l := tpcc.LoaderBenchrig
+	switch p.TPCC.Import.Method {
+	case plan.ImportIMPORT:
+		l = tpcc.LoaderNodes
+	case plan.ImportInit:
+		l = tpcc.LoaderClient
+	}
+	if p.TPCC.Driver == plan.DriverWorkload && p.TPCC.Import.Method != plan.ImportInit {
+		l = tpcc.LoaderNodes // fixtures import
+	}
+	workloadRun := p.TPCC.Driver == plan.DriverWorkload || p.TPCC.Profile == string(tpcc.ProfileWorkload)
+	d := tpcc.NewDataGeneration(l, 0, workloadRun)
+	return &d
 }
 
 // StageTiming is one stage's outcome and wall time.
@@ -181,6 +208,12 @@ type Result struct {
 	RetryLostPercent *float64 `json:"retry_lost_percent,omitempty"`
 	Ops              []Op     `json:"operations"`
 	Files            []string `json:"files"`
+	// WorkloadFinal are, with driver: workload, the totals line
+	// CockroachDB's workload printed at the end of each host's run:
+	// workload's own tpmC and efc (12.86 per warehouse it divides by),
+	// the figure the v25.4 single-host pages publish, beside Efficiency
+	// (tpcc merge's, 12.605 per warehouse of the run).
+	WorkloadFinal []WorkloadFinal `json:"workload_final_lines,omitempty"`
 	// Hosts are the workload hosts' own results of this run, from their
 	// result files.
 	Hosts []HostRun `json:"hosts,omitempty"`
@@ -212,6 +245,17 @@ func (r *Report) IncompleteHosts() []string {
 		add(rd.Result, rd.Label)
 	}
 	return out
+}
+
+// WorkloadFinal is one host's workload totals line.
+type WorkloadFinal struct {
+	Host       string  `json:"host"`
+	File       string  `json:"file"`
+	Elapsed    float64 `json:"elapsed_seconds"`
+	TpmC       float64 `json:"tpmc"`
+	Efficiency float64 `json:"efficiency_percent"`
+	P90        float64 `json:"p90_ms"`
+	P95        float64 `json:"p95_ms"`
 }
 
 // HostRun is one workload host's own view of a run: its tpmC and
@@ -287,7 +331,7 @@ func Build(runDir string, p *plan.Plan, st *rundir.State, version string) (*Repo
 	r := &Report{
 		Schema: Schema, Plan: p.Name, Flavor: p.Flavor, Description: p.Description, Benchrig: version, Created: st.Created,
 		TPCC: Params{Warehouses: p.TPCC.Warehouses, ActiveWarehouses: p.TPCC.ActiveWarehouses, Partitions: p.TPCC.Partitions,
-			Ramp: p.TPCC.Ramp.String(), Duration: p.TPCC.Duration.String()},
+			Ramp: p.TPCC.Ramp.String(), Duration: p.TPCC.Duration.String(), Data: dataGeneration(p)},
 	}
 	// Lists are [] rather than null in report.json, as its schema says.
 	r.Topology.Nodes, r.Topology.Workload, r.Stages = []Node{}, []Workload{}, []StageTiming{}

@@ -43,6 +43,8 @@ type hostRun struct {
 
 // readRound merges a round's histogram files (paths relative to runDir)
 // and reads each host's run result next to its histogram file.
+//
+// fidelity:v20.1/D26
 func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *round {
 	merged, err := readMerged(runDir, label, w, files)
 	if err != nil {
@@ -62,6 +64,17 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 		}
 	}
 	rd := &round{res: fromMerged(merged, files), series: make([]TickPoint, 0, len(merged.Series))}
+	for _, l := range merged.WorkloadFinal {
+		i := slices.Index(files, l.File)
+		if i < 0 {
+			i = slices.Index(files, relTo(runDir, l.File))
+		}
+		if i < 0 {
+			continue
+		}
+		rd.res.WorkloadFinal = append(rd.res.WorkloadFinal, WorkloadFinal{Host: hosts[i], File: files[i], Elapsed: l.ElapsedSeconds,
+			TpmC: l.TpmC, Efficiency: l.Efficiency, P90: l.P90Ms, P95: l.P95Ms})
+	}
 	for _, s := range merged.Series {
 		rd.series = append(rd.series, TickPoint(s))
 	}
@@ -224,4 +237,12 @@ func (r *Report) readDisks(runDir string, p *plan.Plan) {
 		r.Disks = append(r.Disks, Disk{Host: name, Path: f.Path, Status: f.Status,
 			ReadIOPS: f.ReadIOPS, WriteIOPS: f.WriteIOPS, ReadKiBps: f.ReadKiBps, WriteKiBps: f.WriteKiBps})
 	}
+}
+
+// relTo is path relative to dir, or path when it is not under dir.
+func relTo(dir, path string) string {
+	if r, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
 }

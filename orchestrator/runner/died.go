@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/benchrig/benchrig/remote"
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // A measured run's job (a Job step with a Window) that dies before its
@@ -121,7 +122,8 @@ func (r *Runner) deadFile(host, remotePath string) (Death, bool) {
 		if d.Host != host || d.Window == "" {
 			continue
 		}
-		stem := strings.TrimSuffix(path.Base(d.Window), ".histogram.ndjson") + "."
+		stem, _, _ := tpcc.HistogramStem(path.Base(d.Window))
+		stem += "."
 		if base == path.Base(d.Window) || strings.HasPrefix(base, stem) {
 			return d, true
 		}

@@ -61,6 +61,10 @@ func (f cockroachFlavor) join() string {
 }
 
 // startArgs is the recipe's start command for node h.
+//
+// fidelity:v20.1/S69
+//
+// fidelity:v25.4/3 fidelity:v25.4/4
 func (f cockroachFlavor) startArgs(h plan.Host) []string {
 	args := []string{f.bin(), "start", "--insecure"}
 	if h.Store != "" {
@@ -96,6 +100,8 @@ echo "not running"`
 
 // crdbInitScript runs cockroach init and accepts a cluster that is
 // already initialised (a resumed init stage).
+//
+// fidelity:v20.1/S70
 const crdbInitScript = `out=$("$@" 2>&1); st=$?
 printf '%s\n' "$out"
 case $out in *"already been initialized"*) exit 0;; esac
@@ -120,16 +126,25 @@ func (f cockroachFlavor) sql(h plan.Host, stmts ...string) remote.Cmd {
 	return remote.Cmd{Args: args}
 }
 
+// fidelity:v25.4/6
 func (f cockroachFlavor) init(st *Stage) {
 	n := f.p.Nodes[0]
+	var note string
+	if s := f.p.LicenceNote(); s != "" {
+		note = "-- " + s // from v24.3 a licence is optional (fidelity:v25.4/15)
+	}
 	st.Steps = append(st.Steps,
 		Step{Host: n.Name, Kind: Exec, What: "initialise the cluster", Idempotent: true, // crdbInitScript accepts an initialised cluster
-			Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbInitScript, "sh", f.bin(), "init", "--insecure", "--host=" + hostPort(n)}}},
+			Cmd:   remote.Cmd{Args: []string{"sh", "-c", crdbInitScript, "sh", f.bin(), "init", "--insecure", "--host=" + hostPort(n)}},
+			Shows: note},
 		Step{Host: n.Name, Kind: Wait, What: "wait for SQL", Poll: 2 * time.Second, Timeout: 5 * time.Minute, Settle: 1,
 			Cmd: f.sql(n, "SELECT 1")},
 	)
 }
 
+// fidelity:v20.1/S63 fidelity:v20.1/S64 fidelity:v20.1/S65 fidelity:v20.1/S66 fidelity:v20.1/S67 fidelity:v20.1/S68
+//
+// fidelity:v25.4/8 fidelity:v25.4/14
 func (f cockroachFlavor) configure(st *Stage) {
 	n := f.p.Nodes[0]
 	s := &f.p.Settings
@@ -176,6 +191,8 @@ func (f cockroachFlavor) initFlags() []string { return nil }
 
 // runURLs are the URLs workload host h runs against, in runOrder
 // (crdb_affinity.go).
+//
+// fidelity:v20.1/S59
 func (f cockroachFlavor) runURLs(h plan.Host) []string {
 	all := f.urls()
 	var out []string
@@ -253,6 +270,7 @@ func partitionedWhat(rel crdb.Release) string {
 	return strings.Join(s, ", ")
 }
 
+// fidelity:v20.1/S60
 func (f cockroachFlavor) partition(st *Stage, c *compiler) {
 	p := f.p
 	n := p.Nodes[0]
@@ -288,12 +306,16 @@ func (f cockroachFlavor) partition(st *Stage, c *compiler) {
 }
 
 // waitReplicated waits until up-replication and partitioning have
-// settled: every range has its replicas and no store's replicate queue
-// has work, four polls in a row.
+// settled, by the release's criterion (crdb.Release.SettleStatements):
+// every range has its replicas and no store's replicate queue (from
+// v24.1 nor lease queue) has work, four polls in a row.
+//
+// fidelity:v25.4/21 fidelity:v25.4/43
 func (f cockroachFlavor) waitReplicated(st *Stage) {
 	n := f.p.Nodes[0]
 	replicas := max(f.p.Settings.Replicas, 3)
-	stmts := append(releaseOf(f.p).internals(), crdb.ReplicationSettledSQL(replicas))
+	rel, _ := f.p.Release()
+	stmts := rel.SettleStatements(replicas)
 	st.add(Step{Host: n.Name, Kind: Wait, What: "wait for up-replication and partitioning",
 		Poll: 30 * time.Second, Timeout: 4 * time.Hour, Settle: 4,
 		Cmd: f.sql(n, stmts...)})
@@ -306,6 +328,8 @@ func (f cockroachFlavor) waitReplicated(st *Stage) {
 // step shows the statements and the estimate, from the same functions.
 // The partitioning is left to the partition stage when the plan has one
 // (the recipes partition after restoring replication), else done here.
+//
+// fidelity:v20.1/S15
 func (f cockroachFlavor) importStatements(st *Stage) {
 	p := f.p
 	t := p.TPCC

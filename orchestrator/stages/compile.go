@@ -198,11 +198,16 @@ func (c *compiler) install(st *Stage) {
 			driven = append(driven, h)
 		}
 	}
-	for _, h := range c.p.Workload {
+	for i, h := range c.p.Workload {
 		st.add(Step{Host: h.Name, Kind: Exec, What: "create work directory", Idempotent: true,
 			Cmd: remote.Cmd{Args: mkdirOwned(c.p, h.Dir)}})
-		if c.p.TPCC.Driver == plan.DriverWorkload {
+		switch {
+		case c.p.TPCC.Driver == plan.DriverWorkload:
 			c.workloadInstall(st, h)
+		case i == 0 && c.p.TPCC.Import.Method == plan.ImportInit:
+			// `cockroach workload init` loads from the first host.
+			b, file := workloadBinary(c.p)
+			st.add(installBinary(h, b, h.Dir+"/"+file, false)...)
 		}
 	}
 	if len(driven) == 0 && len(c.p.Workload) > 1 && len(c.p.Nodes) > 0 && c.p.Binaries.SharePort > 0 && c.driver().URL == "" {

@@ -19,6 +19,8 @@ import (
 // those partitions' racks' nodes interleaved in its affinity order (the
 // k-th node of each rack in turn; a rack with fewer nodes repeats its
 // own), so that URL j is a node of rack affinity[j % len(affinity)].
+//
+// fidelity:v25.4/29 fidelity:v25.4/30
 func (f cockroachFlavor) runOrder(h plan.Host) []int {
 	all := make([]int, len(f.p.Nodes))
 	for i := range all {
@@ -56,6 +58,8 @@ func (f cockroachFlavor) runOrder(h plan.Host) []int {
 // workload README computes them. It is 0 (the flags left out) when the
 // plan sets workers or conns itself, before v25.1, or when the host runs
 // every partition.
+//
+// fidelity:v25.4/31
 func (f cockroachFlavor) affinityShare(h plan.Host, active int) int {
 	t := f.p.TPCC
 	rel, _ := f.p.Release()

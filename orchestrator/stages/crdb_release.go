@@ -44,6 +44,9 @@ type quitRelease struct{}
 
 func (quitRelease) logFlags(plan.Host) []string { return nil }
 
+// fidelity:v20.1/S71
+//
+// fidelity:v25.4/41
 func (quitRelease) stop(f cockroachFlavor, h plan.Host) Step {
 	return Step{Host: h.Name, Kind: Exec, What: "stop node", Idempotent: true, // crdbStopScript: a stopped node is fine
 		Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbStopScript, "sh", h.Dir + "/cockroach.pid", f.bin(), "quit", "--insecure", "--host=" + hostPort(h)}}}
@@ -73,6 +76,7 @@ type drainRelease struct{ rel crdb.Release }
 // (TimeoutStopSec=60) before SIGKILL.
 const drainGrace = 60
 
+// fidelity:v25.4/5
 func (r drainRelease) logFlags(h plan.Host) []string {
 	if !r.rel.LogConfig {
 		return nil
@@ -86,6 +90,7 @@ func (r drainRelease) logFlags(h plan.Host) []string {
 	return []string{"--log=file-defaults: {dir: " + dir + "}"}
 }
 
+// fidelity:v25.4/40
 func (r drainRelease) stop(f cockroachFlavor, h plan.Host) Step {
 	args := []string{"sh", "-c", crdbDrainScript, "sh", h.Dir + "/cockroach.pid", strconv.Itoa(drainGrace),
 		f.bin(), "node", "drain", "--self", "--insecure", "--host=" + hostPort(h)}
@@ -97,6 +102,7 @@ func (r drainRelease) stop(f cockroachFlavor, h plan.Host) Step {
 // teardown drains too: the documented shutdown of a v20.2+ node.
 func (r drainRelease) teardown(f cockroachFlavor, h plan.Host) Step { return r.stop(f, h) }
 
+// fidelity:v25.4/23
 func (r drainRelease) internals() []string { return r.rel.BeforeInternals() }
 
 // crdbDrainScript stops a running node as the documentation's node
@@ -105,6 +111,8 @@ func (r drainRelease) internals() []string { return r.rel.BeforeInternals() }
 // failed drain (a node already unhealthy) does not keep the node up: the
 // swap must replace its binary either way. A node that is not running
 // is left alone, so a resumed swap repeats nothing.
+//
+// fidelity:v25.4/40
 const crdbDrainScript = `pidf=$1 grace=$2; shift 2
 if ! { [ -f "$pidf" ] && pid=$(cat "$pidf") && kill -0 "$pid" 2>/dev/null; }; then echo "not running"; exit 0; fi
 "$@" || echo "drain failed (exit $?); stopping the node anyway"

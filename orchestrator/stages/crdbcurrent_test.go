@@ -22,7 +22,9 @@ func TestLargeV254DryRun(t *testing.T) {
 		"-- CockroachDB v25.4.0, tpcc generator 2.2.0, 140000 warehouses",
 		"CREATE UNIQUE INDEX item_idx_80 ON item",
 		"/usr/local/bin/cockroach node drain --self --insecure --host=10.0.1.91",
-		"--partition-affinity 17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32 --ramp 4m --duration 30m --workers 276550 --conns 55310 --histograms workload2.histogram.ndjson",
+		"--partition-affinity 17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32 --ramp 4m --duration 30m --workers 276550 --conns 55310 --histograms workload2.histogram.json",
+		" 500000 addrs workload2.workload.out ./cockroach workload run tpcc",
+		`(metrics->>'\''queue.replicate.pending'\'')::INT8 + (metrics->>'\''queue.lease.pending'\'')::INT8), 0) FROM crdb_internal.kv_store_status`,
 		"--partition-affinity 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 --ramp 30m --duration 1ms --workers 293820",
 		"--locality=rack=80 '--log=file-defaults: {dir: '\\''benchrig/logs'\\''}' --background",
 		"'SET CLUSTER SETTING kv.dist_sender.concurrency_limit = 2016;'",
@@ -50,5 +52,24 @@ func TestLargeV254DryRun(t *testing.T) {
 	// affinity order (URL j serves affinity[j] from v25.1).
 	if !strings.Contains(text, "sh benchrig/addrs 'postgres://root@10.0.1.44:26257?sslmode=disable' 'postgres://root@10.0.1.45:26257?sslmode=disable'") {
 		t.Error("workload3's addrs file does not start with racks 33 and 34")
+	}
+}
+
+// TestV254PlansPassJSONHistograms: every v25.4 plan's measured run passes
+// a --histograms file ending in .json (v25.4's workload refuses another
+// before it starts: PR #129221), collect gets it and merge reads it; no
+// step names an .ndjson file.
+func TestV254PlansPassJSONHistograms(t *testing.T) {
+	t.Setenv("COCKROACH_LICENSE", "crl-0-test")
+	for _, name := range []string{"large", "medium", "small", "local"} {
+		out, _ := dryRun(t, "../../plans/tpcc-v25.4-"+name+".yaml")
+		text := string(out)
+		if !strings.Contains(text, "--histograms workload1.histogram.json") || !strings.Contains(text, "workload1.histogram.json -> results/") ||
+			!regexp.MustCompile(`tpcc merge .* results/[a-z0-9]+/workload1\.histogram\.json`).MatchString(text) {
+			t.Errorf("%s: the run, collect or merge does not use workload1.histogram.json", name)
+		}
+		if strings.Contains(text, ".ndjson") {
+			t.Errorf("%s: the dry-run names an .ndjson file", name)
+		}
 	}
 }

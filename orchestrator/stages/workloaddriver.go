@@ -44,20 +44,27 @@ printf '%s\n' "$@" > "$f"`
 
 // workloadRunScript is `ulimit -n N && ./workload run tpcc ... $(cat
 // addrs)`: $1 is the open-files limit ("" for none), $2 the addrs file,
-// the rest workload's argv. When the runner starts the hosts together it
-// puts --start-at=<instant> first; the script sleeps until then. Globbing
-// is off, so the URLs read from the file are words, never patterns.
+// $3 a file to keep workload's output in ("" for none: the job's log has
+// it too), the rest workload's argv. When the runner starts the hosts
+// together it puts --start-at=<instant> first; the script sleeps until
+// then. Globbing is off, so the URLs read from the file are words, never
+// patterns. With an output file workload's exit status is kept in
+// <file>.exit and is the script's.
 const workloadRunScript = `set -f
 at=
 case $1 in --start-at=*) at=${1#--start-at=}; shift;; esac
 if [ -n "$1" ]; then ulimit -n "$1" || exit; fi
-addrs=$2; shift 2
+addrs=$2; out=$3; shift 3
 if [ -n "$at" ]; then
   t=$(date -d "$at" +%s.%N) || exit
   d=$(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN { d = a - b; if (d < 0) d = 0; printf "%.3f", d }')
   sleep "$d"
 fi
-exec "$@" $(cat -- "$addrs")`
+if [ -z "$out" ]; then exec "$@" $(cat -- "$addrs"); fi
+rm -f -- "$out.exit"
+{ "$@" $(cat -- "$addrs") 2>&1; echo "$?" > "$out.exit"; } | tee -- "$out"
+read -r s < "$out.exit" || exit
+exit "$s"`
 
 func init() {
 	scriptNames[writeAddrsScript] = "write-addrs"
@@ -68,6 +75,10 @@ func init() {
 // binaries.workload when the plan gives one, else the cluster's own
 // cockroach binary (every release since v19.1 has `cockroach workload`;
 // v20.1's includes fixtures import through its CCL init hooks).
+//
+// fidelity:v20.1/S61
+//
+// fidelity:v25.4/17
 func workloadBinary(p *plan.Plan) (b plan.Binary, file string) {
 	if p.Binaries.Workload != nil {
 		return *p.Binaries.Workload, "workload"
@@ -105,6 +116,10 @@ func (c *compiler) workloadInstall(st *Stage, h plan.Host) {
 
 // workloadImport is the recipe's `./workload fixtures import tpcc
 // --warehouses W "<url of any node>"` from the first workload host.
+//
+// fidelity:v20.1/S15
+//
+// fidelity:v25.4/16 fidelity:v25.4/21
 func (f cockroachFlavor) workloadImport(st *Stage) {
 	p := f.p
 	t := p.TPCC
@@ -133,9 +148,33 @@ func (f cockroachFlavor) workloadImport(st *Stage) {
 	}
 }
 
+// workloadInit is the 10-warehouse recipe's `cockroach workload init
+// tpcc --warehouses=10 <url>` (import.method: init) from the first
+// workload host: workload's INSERT loader, the default --data-loader,
+// which generates the rows on the client (after the generator's Validate,
+// so C_LAST with the seed's C-Load) and inserts them; no IMPORT and no
+// injected statistics.
+//
+// fidelity:v20.1/S73
+func (f cockroachFlavor) workloadInit(st *Stage) {
+	p := f.p
+	t := p.TPCC
+	h := p.Workload[0]
+	args := workloadCommand(p, "init", "tpcc", "--warehouses", strconv.Itoa(t.Warehouses))
+	if t.Database != "tpcc" {
+		args = append(args, "--db", t.Database)
+	}
+	args = append(args, workloadURL(p.Nodes[0]))
+	st.add(Step{Host: h.Name, Kind: Job, What: "load the TPC-C tables (workload init: INSERTs from this host)", JobName: "import",
+		JobDir: h.Dir + "/jobs", Cmd: remote.Cmd{Dir: h.Dir, Args: args},
+		Shows: "-- workload's INSERT loader: the rows are generated here, after the generator's Validate (C_LAST with the seed's C-Load), and inserted; no IMPORT, no injected statistics"})
+}
+
 // workloadPartition is the recipe's short partitioning run. workload
 // never judges it (its PostRun prints the figures and returns nil), so
 // only its exit status counts.
+//
+// fidelity:v20.1/S60
 func (f cockroachFlavor) workloadPartition(st *Stage) {
 	p := f.p
 	t := p.TPCC
@@ -164,18 +203,21 @@ func (f cockroachFlavor) workloadPartition(st *Stage) {
 // the step would fail after the import with "cannot assign requested
 // address". Over every node's URL it is 2,470 per node; preflight checks
 // every host's count per destination against its range.
+//
+// fidelity:v20.1/D32
 const partitionURLsNote = "every node's URL, where the recipe names one: the short run's connections spread over the nodes (one ip:port takes at most one connection per local port of the workload host)"
 
 // workloadRunStep is one host's allocation or measured run: args is
-// workload's argv without the URLs, which come from the addrs file.
-func workloadRunStep(p *plan.Plan, h plan.Host, what, job string, startAt bool, args []string) Step {
+// workload's argv without the URLs, which come from the addrs file; out,
+// when not "", keeps workload's output (relative to h.Dir).
+func workloadRunStep(p *plan.Plan, h plan.Host, what, job string, startAt bool, out string, args []string) Step {
 	ulimit := ""
 	if p.TPCC.Ulimit > 0 {
 		ulimit = strconv.Itoa(p.TPCC.Ulimit)
 	}
 	head := []string{"sh", "-c", workloadRunScript, "sh"}
 	// The job runs in h.Dir, where install wrote the addrs file.
-	cmd := append(append(head, ulimit, addrsFile), args...)
+	cmd := append(append(head, ulimit, addrsFile, out), args...)
 	// workload's exit status says only whether it ran (no audit verdict
 	// code as benchrig's 30), so CheckExit stays unset.
 	return Step{Host: h.Name, Kind: Job, What: what, JobName: job, JobDir: h.Dir + "/jobs",

@@ -81,7 +81,9 @@ func asRecipeLine(t *testing.T, s stages.Step) string {
 			if args[5] != "addrs" || s.Cmd.Dir != "benchrig" {
 				t.Errorf("%s: addrs file %s", s.Host, args[5])
 			}
-			return "ulimit -n " + args[4] + " && " + strings.Join(args[6:], " ") + " $(cat addrs)"
+			// args[6] is the file that keeps workload's output (the
+			// measured run's), "" for none: not part of the recipe.
+			return "ulimit -n " + args[4] + " && " + strings.Join(args[7:], " ") + " $(cat addrs)"
 		}
 	}
 	return strings.Join(args, " ")
@@ -190,7 +192,7 @@ func TestWorkloadRunScript(t *testing.T) {
 	}
 	at := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
 	start := time.Now()
-	out, err := exec.Command("sh", "-c", script, "sh", "--start-at="+at, "512", addrs, fake, "run", "tpcc", "--histograms", "w 1.ndjson").CombinedOutput()
+	out, err := exec.Command("sh", "-c", script, "sh", "--start-at="+at, "512", addrs, "", fake, "run", "tpcc", "--histograms", "w 1.ndjson").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -202,7 +204,7 @@ func TestWorkloadRunScript(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
 	// Without --start-at and without a limit.
-	out, err = exec.Command("sh", "-c", script, "sh", "", addrs, fake, "run").CombinedOutput()
+	out, err = exec.Command("sh", "-c", script, "sh", "", addrs, "", fake, "run").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "<run>\n<postgres://a:1?x=*>") {
 		t.Errorf("no start-at: %v %s", err, out)
 	}

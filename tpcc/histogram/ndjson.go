@@ -16,6 +16,7 @@ import (
 // significant figure. Readers merge bucket arrays index by index, so a
 // writer with any other layout would produce files nobody can merge.
 const (
+	// fidelity:v20.1/D25
 	MinLatency  = 100 * time.Microsecond
 	MaxLatency  = 100 * time.Second
 	SigFigs     = 1
@@ -47,6 +48,8 @@ func NewHistogram() *hdr.Histogram { return NewHistogramMax(MaxLatency) }
 
 // NewHistogramMax is NewHistogram tracking up to max (workload's
 // --histograms-max-latency; 100s by default).
+//
+// fidelity:v20.1/D25
 func NewHistogramMax(max time.Duration) *hdr.Histogram {
 	return hdr.New(MinLatency.Nanoseconds(), max.Nanoseconds(), SigFigs)
 }

@@ -37,6 +37,8 @@ const (
 	// the 23-card deck (10 New-Orders per 476 s of keying and think time per
 	// terminal, 10 terminals). tpcc-merge-results uses it, so merged
 	// efficiency is comparable with the published 98.81% / 95.45%.
+	//
+	// fidelity:v20.1/D30
 	DeckWarehouseFactor = 12.605
 	// PassingEfficiency is the efficiency below which a run fails.
 	PassingEfficiency = 85.0
@@ -44,6 +46,8 @@ const (
 
 // ResponseTimeLimit returns the 90th-percentile response-time limit of a
 // TPC-C operation (clause 5.2.5.7): 5 s, except Stock-Level's 20 s.
+//
+// fidelity:v20.1/D30
 func ResponseTimeLimit(name string) (time.Duration, bool) {
 	switch name {
 	case NewOrder, Payment, OrderStatus, Delivery:

@@ -23,6 +23,8 @@ type Partitions struct {
 
 // NewPartitions validates and builds the split. count >= 1,
 // 1 <= active <= warehouses, count <= warehouses.
+//
+// fidelity:v20.1/S45
 func NewPartitions(warehouses, active, count int) (Partitions, error) {
 	switch {
 	case warehouses < 1:
