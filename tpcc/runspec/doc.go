@@ -1,7 +1,8 @@
 // Package runspec is the shape of a `benchrig tpcc run` as data, shared
 // by the plan's validation and the driver: the --wait forms (ParseWait),
 // the load profiles' names (Profile, ParseProfile), the flags a plan may
-// not give in extra_flags (PlanSetFlags), the warehouses' split into
+// not give in extra_flags (PlanSetFlags), the histogram files' names
+// (HistogramSuffixes, HistogramStem), the warehouses' split into
 // partitions (Partitions, workload's makePartitioner) and what the driver
 // refuses of a run before it connects (Check, HostTerminals,
 // CheckWorkers).
