@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/internal/pgdb"
 )
 
 // Write prints rows as the seed's table, tab-separated (tsv) or aligned.
@@ -79,7 +79,7 @@ func RunTo(ctx context.Context, cfg Config, o Outputs, stdout, stderr io.Writer)
 		defer f.Close() // on the error paths; closed and checked below
 		jsonOut, jsonFile = f, f
 	}
-	if err := tpcc.CreateDatabase(ctx, cfg.URLs[0]); err != nil {
+	if err := pgdb.CreateDatabase(ctx, cfg.URLs[0]); err != nil {
 		return fmt.Errorf("crud: %w", err)
 	}
 	res, err := Run(ctx, cfg)

@@ -157,3 +157,43 @@ func TestNoVersionComparisonOutsideCrdb(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// driverLeaves are the packages under tpcc/ that are no driver: pure data
+// the plan shares with it (runspec: wait, profile names, the set-flag
+// list, partitions, the run's checks) and the latency histograms.
+var driverLeaves = []string{"tpcc/runspec", "tpcc/histogram"}
+
+// TestPlanDoesNotImportDriver: orchestrator/plan depends on no package of
+// the embedded driver (tpcc and everything under it but driverLeaves),
+// directly or through another package: a plan is validated from the
+// driver's leaves, and stages, not plan, build the driver's RunConfig.
+func TestPlanDoesNotImportDriver(t *testing.T) {
+	pkgs := modulePackages(t, "..")
+	isDriver := func(p string) bool {
+		return (p == "tpcc" || strings.HasPrefix(p, "tpcc/")) && !slices.Contains(driverLeaves, p)
+	}
+	for _, leaf := range driverLeaves {
+		for _, imp := range pkgs[leaf] {
+			if isDriver(imp) {
+				t.Errorf("%s imports %s: a leaf of the driver must not import it", leaf, imp)
+			}
+		}
+	}
+	var walk func(p string, path []string, seen map[string]bool)
+	walk = func(p string, path []string, seen map[string]bool) {
+		for _, imp := range pkgs[p] {
+			if isDriver(imp) {
+				t.Errorf("orchestrator/plan depends on the driver: %s", strings.Join(append(path, imp), " -> "))
+				continue
+			}
+			if !seen[imp] {
+				seen[imp] = true
+				walk(imp, append(path[:len(path):len(path)], imp), seen)
+			}
+		}
+	}
+	if _, ok := pkgs["orchestrator/plan"]; !ok {
+		t.Fatal("no package orchestrator/plan in the module")
+	}
+	walk("orchestrator/plan", []string{"orchestrator/plan"}, map[string]bool{})
+}

@@ -75,4 +75,10 @@
 // CockroachFixtures: partitioning and --scatter) and InitOptions.Partition.
 // CockroachDB's IMPORT and partitioning DDL are in crdb/fixtures, the
 // command-line types and flows in tpcc/command.
+//
+// The run's shape as data (ParseWait, the profile names, PlanSetFlags,
+// Partitions and the checks RunNeeds makes before connecting) is in the
+// leaf tpcc/runspec, which this package imports and re-exports under its
+// old names (runspec_names.go): a plan's validation asks runspec, never
+// this package (orchestrator's TestPlanDoesNotImportDriver).
 package tpcc

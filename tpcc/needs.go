@@ -1,6 +1,10 @@
 package tpcc
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/benchrig/benchrig/tpcc/runspec"
+)
 
 // HostNeeds is what one workload host needs of its operating system to run
 // a configuration: the database connections it opens and the open-files
@@ -36,7 +40,7 @@ func RunNeeds(cfg RunConfig) (HostNeeds, error) {
 	if err != nil {
 		return HostNeeds{}, fmt.Errorf("tpcc run: %w", err)
 	}
-	terminals, err := hostTerminals(cfg, parts)
+	terminals, err := runspec.HostTerminals(parts, cfg.Affinity)
 	if err != nil {
 		return HostNeeds{}, err
 	}
@@ -49,27 +53,4 @@ func RunNeeds(cfg RunConfig) (HostNeeds, error) {
 	perURL := perURLConns(conns, len(cfg.URLs))
 	total := perURL * len(cfg.URLs)
 	return HostNeeds{Terminals: workers, Conns: total, OpenFiles: total + fdReserve}, nil
-}
-
-// hostTerminals is the number of spec terminals (10 per active warehouse
-// of this host's partitions) without building the plan.
-func hostTerminals(cfg RunConfig, parts Partitions) (int, error) {
-	aff := cfg.Affinity
-	if len(aff) == 0 {
-		for i := range parts.Count {
-			aff = append(aff, i)
-		}
-	}
-	n := 0
-	for _, part := range aff {
-		if part < 0 || part >= parts.Count {
-			return 0, fmt.Errorf("tpcc run: partition affinity %d outside 0..%d", part, parts.Count-1)
-		}
-		lo, hi := parts.ActiveRange(part)
-		n += 10 * (hi - lo + 1)
-	}
-	if n == 0 {
-		return 0, fmt.Errorf("tpcc run: no active warehouse in this host's partitions")
-	}
-	return n, nil
 }

@@ -1,8 +1,11 @@
 package tpcc
 
 import (
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 func TestRunNeeds(t *testing.T) {
@@ -36,5 +39,35 @@ func TestRunNeeds(t *testing.T) {
 				t.Errorf("RunNeeds = %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRunNeedsAgreesWithCheck: a plan's validation asks runspec.Check, the
+// run stage the driver (RunNeeds, Run); both refuse the same shapes with
+// the same message, so a plan validation passes is one the driver runs.
+func TestRunNeedsAgreesWithCheck(t *testing.T) {
+	for _, r := range []runspec.Run{
+		{Warehouses: 10, Wait: 1},
+		{Warehouses: 10, Active: 4, Partitions: 2, Wait: 1},
+		{Warehouses: 10, Partitions: 2, Affinity: []int{2}, Wait: 1},
+		{Warehouses: 10, Partitions: 2, Affinity: []int{-1}},
+		{Warehouses: 10, Wait: 1, Workers: 7},
+		{Warehouses: 10, Wait: 1, Workers: 100},
+		{Warehouses: 10, Workers: 7},
+		{Warehouses: 10, Workers: -1},
+		{Warehouses: 10, Conns: -1},
+		{Warehouses: 10, Partitions: 11},
+		{Warehouses: 10, Active: 11},
+		{Warehouses: 4, Active: 2, Partitions: 4, Affinity: []int{1}, Wait: 1},
+		{Warehouses: 10, Wait: 1, Duration: -time.Second},
+		{Warehouses: 10, Wait: 1, Duration: time.Minute},
+	} {
+		cfg := RunConfig{URLs: []string{""}, Warehouses: r.Warehouses, ActiveWarehouses: r.Active, Partitions: r.Partitions,
+			Affinity: r.Affinity, Workers: r.Workers, Conns: r.Conns, Wait: r.Wait, Duration: r.Duration}
+		_, needsErr := RunNeeds(cfg)
+		checkErr := runspec.Check(r)
+		if fmt.Sprint(needsErr) != fmt.Sprint(checkErr) {
+			t.Errorf("%+v: RunNeeds says %v, runspec.Check %v", r, needsErr, checkErr)
+		}
 	}
 }

@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // The kinds of TPC-C result file (docs/schema/result.v1.json).
@@ -169,25 +169,12 @@ func ResultFileFor(histograms string) string {
 	return siblingOf(histograms, ".result.json")
 }
 
-// HistogramSuffixes are the endings of a histogram file's name: the
-// recipes' .histogram.ndjson, and .histogram.json, which CockroachDB's
-// workload requires from v24.3 (its json exporter refuses another name,
-// PR #129221). The content is the same ndjson either way.
-var HistogramSuffixes = []string{".histogram.ndjson", ".histogram.json"}
-
-// HistogramStem is a histogram file's name without its suffix
-// (workload1.histogram.json -> workload1); ok is false for a name with
-// neither suffix.
-//
-// fidelity:v25.4/42
-func HistogramStem(name string) (stem, suffix string, ok bool) {
-	for _, s := range HistogramSuffixes {
-		if stem, ok := strings.CutSuffix(name, s); ok {
-			return stem, s, true
-		}
-	}
-	return name, "", false
-}
+// HistogramSuffixes and HistogramStem are runspec's: a plan names the
+// histogram files too, and plan does not import the driver.
+var (
+	HistogramSuffixes = runspec.HistogramSuffixes
+	HistogramStem     = runspec.HistogramStem
+)
 
 // siblingOf names a file that belongs with a histogram file: its
 // histogram suffix replaced by ext, or ext appended to another name.

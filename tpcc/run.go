@@ -16,6 +16,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // CockroachFixtures is what Run asks of CockroachDB's own fixtures
@@ -293,13 +294,8 @@ const WaitTerminalsPerConn = 40
 // connections of a run with terminals spec terminals on this host.
 func (cfg *RunConfig) sizing(terminals int, parts Partitions, prof loadProfile) (workers, conns int, err error) {
 	noWait := cfg.Wait == 0
-	if !noWait && cfg.Workers != 0 && cfg.Workers != terminals {
-		// Paced terminals are the spec's 10 per warehouse; a different
-		// count would change the offered load silently.
-		return 0, 0, fmt.Errorf("tpcc run: --workers %d with --wait: paced runs have 10 terminals per active warehouse (%d here); use --wait=false for a chosen count", cfg.Workers, terminals)
-	}
-	if cfg.Workers < 0 || cfg.Conns < 0 {
-		return 0, 0, fmt.Errorf("tpcc run: --workers and --conns must be >= 0, got %d and %d", cfg.Workers, cfg.Conns)
+	if err := runspec.CheckWorkers(cfg.Wait, cfg.Workers, cfg.Conns, terminals); err != nil {
+		return 0, 0, err
 	}
 	workers = terminals
 	if noWait && cfg.Workers > 0 {

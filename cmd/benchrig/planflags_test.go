@@ -6,11 +6,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // TestPlanSetFlagsMatchTable: the flags a plan's tpcc.extra_flags may not
-// give (tpcc.PlanSetFlags, checked at validation) are flags of `tpcc
+// give (runspec.PlanSetFlags, checked at validation) are flags of `tpcc
 // run`, and every flag of `tpcc run` that takes a file is among them, so
 // that a new output flag cannot be pointed anywhere on the hosts by a
 // plan.
@@ -27,15 +27,15 @@ func TestPlanSetFlagsMatchTable(t *testing.T) {
 		}
 		if strings.Contains(usage, "`FILE`") || strings.Contains(usage, "`DIR`") || strings.Contains(usage, "`PATH`") {
 			for _, n := range f.Names() {
-				if tpcc.PlanSetFlags[n] == "" {
-					t.Errorf("--%s names a file but is not in tpcc.PlanSetFlags: a plan's extra_flags could point it anywhere", n)
+				if runspec.PlanSetFlags[n] == "" {
+					t.Errorf("--%s names a file but is not in runspec.PlanSetFlags: a plan's extra_flags could point it anywhere", n)
 				}
 			}
 		}
 	}
-	for n := range tpcc.PlanSetFlags {
+	for n := range runspec.PlanSetFlags {
 		if !names[n] {
-			t.Errorf("tpcc.PlanSetFlags lists --%s, which tpcc run does not have", n)
+			t.Errorf("runspec.PlanSetFlags lists --%s, which tpcc run does not have", n)
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/benchrig/benchrig/crud"
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // validateTPCC checks tpcc:; hostsOK says the hosts expanded cleanly, so
@@ -61,7 +61,7 @@ func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
 	validateFidelity(ps, p)
 	if t.Wait != "" {
 		// The driver's own parser (--wait), so that what validates runs.
-		if f, err := tpcc.ParseWait(t.Wait); err != nil || f > maxWaitFactor {
+		if f, err := runspec.ParseWait(t.Wait); err != nil || f > maxWaitFactor {
 			ps.at(p.node(&t.Wait), "tpcc.wait: want true, false or a factor from 0 to %d such as 0.5, got %q", maxWaitFactor, t.Wait)
 		}
 	}
@@ -237,7 +237,7 @@ const maxWaitFactor = 100
 const maxIdentifierLen = 63
 
 // checkRuns puts every distinct measured run of every workload host to
-// the embedded driver's own check (tpcc.RunNeeds: what `benchrig tpcc run`
+// the embedded driver's own check (runspec.Check: what `benchrig tpcc run`
 // refuses before it connects), so that a plan the run stage would fail
 // on, after hours of import, is refused here. The configuration is the
 // one the run stage's flags give (stages.runConfig).
@@ -249,7 +249,7 @@ func checkRuns(ps *problems, p *Plan) {
 	wait := 1.0
 	if t.Wait != "" {
 		var err error
-		if wait, err = tpcc.ParseWait(t.Wait); err != nil {
+		if wait, err = runspec.ParseWait(t.Wait); err != nil {
 			return // reported
 		}
 	}
@@ -276,12 +276,12 @@ func checkRuns(ps *problems, p *Plan) {
 	}
 	for _, rd := range rounds {
 		for _, h := range p.Workload {
-			cfg := tpcc.RunConfig{URLs: []string{""}, Warehouses: t.Warehouses, ActiveWarehouses: rd.active,
+			cfg := runspec.Run{Warehouses: t.Warehouses, Active: rd.active,
 				Partitions: t.Partitions, Workers: rd.workers, Conns: t.Conns, Wait: wait, Duration: t.Duration.Std()}
 			if t.Partitions > 0 && len(p.Workload) > 1 || h.Pinned {
 				cfg.Affinity = h.Partitions
 			}
-			if _, err := tpcc.RunNeeds(cfg); err != nil {
+			if err := runspec.Check(cfg); err != nil {
 				what := fmt.Sprintf("%d active warehouses", rd.active)
 				if rd.workers > 0 {
 					what += fmt.Sprintf(", %d workers", rd.workers)

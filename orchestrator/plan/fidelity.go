@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/benchrig/benchrig/crdb"
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // The plan fields that make the cockroach flavor reproduce CockroachDB's
@@ -48,9 +48,9 @@ func (n *Plan) normalizeFidelity() {
 	}
 	if t.Profile == "" && t.Driver == DriverBenchrig {
 		// workload's load where the published results come from.
-		t.Profile = string(tpcc.ProfilePipelined)
+		t.Profile = string(runspec.ProfilePipelined)
 		if n.Flavor == Cockroach {
-			t.Profile = string(tpcc.ProfileWorkload)
+			t.Profile = string(runspec.ProfileWorkload)
 		}
 	}
 	if t.Import.Method == "" {
@@ -149,7 +149,7 @@ func validateFidelity(ps *problems, p *Plan) {
 		}
 	}
 	if t.Profile != "" {
-		if _, err := tpcc.ParseProfile(t.Profile); err != nil {
+		if _, err := runspec.ParseProfile(t.Profile); err != nil {
 			ps.at(p.node(&t.Profile), "tpcc.profile: %v", err)
 		} else if t.Driver == DriverWorkload {
 			ps.at(p.node(&t.Profile), "tpcc.profile: the embedded driver's load profile; driver: workload runs workload itself")
@@ -213,7 +213,7 @@ func validateWorkloadRun(ps *problems, p *Plan) {
 		name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
 		if err := rel.CheckWorkloadFlag(f); err != nil {
 			ps.at(at, "tpcc.extra_flags[%d]: %v", i, err)
-		} else if why := tpcc.PlanSetFlags[name] + workloadOnlySetFlags[name]; why != "" {
+		} else if why := runspec.PlanSetFlags[name] + workloadOnlySetFlags[name]; why != "" {
 			ps.at(at, "tpcc.extra_flags[%d]: --%s is not for extra_flags: %s", i, name, why)
 		}
 	}

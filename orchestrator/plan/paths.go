@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // What a plan may name on the hosts. checkPath (validate.go) holds every
@@ -174,7 +174,7 @@ func urlProblem(v string) string {
 // validateExtraFlags holds tpcc.extra_flags to `tpcc run` flags the plan
 // does not otherwise set: each entry is one --name or --name=value (a bare
 // word would be read as a connection URL), and no flag in
-// tpcc.PlanSetFlags (files the driver writes, and what the plan's own
+// runspec.PlanSetFlags (files the driver writes, and what the plan's own
 // fields set).
 func validateExtraFlags(ps *problems, p *Plan) {
 	if p.TPCC.Driver == DriverWorkload {
@@ -187,8 +187,8 @@ func validateExtraFlags(ps *problems, p *Plan) {
 		switch {
 		case !strings.HasPrefix(f, "-") || name == "":
 			ps.at(at, "tpcc.extra_flags[%d]: %q is not a flag: give each as --name or --name=value", i, f)
-		case tpcc.PlanSetFlags[name] != "":
-			ps.at(at, "tpcc.extra_flags[%d]: --%s is not for extra_flags: %s", i, name, tpcc.PlanSetFlags[name])
+		case runspec.PlanSetFlags[name] != "":
+			ps.at(at, "tpcc.extra_flags[%d]: --%s is not for extra_flags: %s", i, name, runspec.PlanSetFlags[name])
 		}
 	}
 }

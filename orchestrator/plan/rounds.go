@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // Search is tpcc.search: a line search, like CockroachDB's tpccbench, for
@@ -82,7 +82,7 @@ func HistogramFile(p *Plan, i int, rd Round) string {
 	if rd.Label == "" {
 		return f
 	}
-	if base, suffix, ok := tpcc.HistogramStem(f); ok {
+	if base, suffix, ok := runspec.HistogramStem(f); ok {
 		return base + "." + rd.Label + suffix
 	}
 	return f + "." + rd.Label

@@ -1,4 +1,4 @@
-package tpcc
+package runspec
 
 import (
 	"fmt"

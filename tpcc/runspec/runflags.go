@@ -1,4 +1,4 @@
-package tpcc
+package runspec
 
 // PlanSetFlags are the `benchrig tpcc run` flags (cmd/benchrig/tpcc_run.go
 // and tpcc_workload_flags.go define them) that a plan's tpcc.extra_flags
