@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -91,7 +92,10 @@ func (s *Schema) Validate(doc []byte) []string {
 	if len(out) == 0 {
 		out = []string{"/: " + err.Error()}
 	}
-	return out
+	// The library visits an object's properties in map order: sorted, the
+	// same document gives the same list every time.
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // collect lists the violations under e: the leaves of the tree of causes,
