@@ -165,6 +165,15 @@ func (l *liveView) readHost(ctx context.Context, h plan.Host, file string) rundi
 	return liveTicksOf(h.Name, res.Stdout)
 }
 
+// Bounds on a live tick line (the host writes it; it may be hostile): a
+// driver's tick has at most a few thousand buckets (histogram.Decode
+// takes 4096), each of fewer than 2^40 operations, over about a second.
+const (
+	maxLiveLine   = 128 << 10
+	maxLiveCounts = 4096
+	maxLiveBucket = 1 << 40
+)
+
 // liveTicksOf is a host's tpmC from the New-Order tick lines of
 // liveTailScript's output.
 func liveTicksOf(host string, out []byte) rundir.LiveHost {
@@ -173,10 +182,12 @@ func liveTicksOf(host string, out []byte) rundir.LiveHost {
 	var ticks []histogram.Tick
 	for _, line := range strings.Split(string(out), "\n") {
 		var t histogram.Tick
-		if line == "" || json.Unmarshal([]byte(line), &t) != nil || t.Name != histogram.NewOrder || t.Elapsed <= 0 || t.Elapsed > time.Hour {
+		// A line longer than any honest tick is not decoded at all.
+		if line == "" || len(line) > maxLiveLine || json.Unmarshal([]byte(line), &t) != nil || t.Name != histogram.NewOrder ||
+			t.Elapsed < time.Millisecond || t.Elapsed > time.Hour || t.Now.IsZero() || len(t.Hist.Counts) > maxLiveCounts {
 			continue
 		}
-		if slices.ContainsFunc(t.Hist.Counts, func(c int64) bool { return c < 0 }) {
+		if slices.ContainsFunc(t.Hist.Counts, func(c int64) bool { return c < 0 || c > maxLiveBucket }) {
 			continue // not a histogram the driver wrote
 		}
 		ticks = append(ticks, t)

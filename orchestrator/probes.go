@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/result"
@@ -62,7 +60,7 @@ func (o *probeResults) fio(e runner.Event) error {
 // probes: a resume that probes again replaces those of the attempt it
 // resumes, which were taken for a run that did not finish.
 func (o *probeResults) clockProbe(e runner.Event) error {
-	secs, err := strconv.ParseFloat(strings.TrimSpace(string(e.Result.Stdout)), 64)
+	secs, err := probe.ParseClock(e.Host, string(e.Result.Stdout))
 	if err != nil {
 		return nil
 	}

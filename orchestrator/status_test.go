@@ -184,7 +184,10 @@ func FuzzLiveTicks(f *testing.F) {
 	f.Add([]byte("garbage\n{\n"))
 	f.Fuzz(func(t *testing.T, out []byte) {
 		lh := liveTicksOf("h", out)
-		if math.IsNaN(lh.TpmC) || math.IsInf(lh.TpmC, 0) || lh.TpmC < 0 || lh.Window < 0 {
+		// The most a host can claim: liveTicks ticks of maxLiveCounts full
+		// buckets, each over a millisecond.
+		if math.IsNaN(lh.TpmC) || math.IsInf(lh.TpmC, 0) || lh.TpmC < 0 || lh.Window < 0 ||
+			lh.TpmC > float64(maxLiveCounts)*maxLiveBucket*60000 {
 			t.Fatalf("live host %+v", lh)
 		}
 	})

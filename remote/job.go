@@ -194,10 +194,30 @@ func (j Job) Status(ctx context.Context, r Runner) (JobStatus, error) {
 	if err != nil {
 		return JobStatus{}, fmt.Errorf("host %s: status of job %s: %w", j.Host, j.Name, err)
 	}
-	return parseJobStatus(string(res.Stdout))
+	st, err := parseJobStatus(res.Stdout)
+	if err != nil {
+		return JobStatus{}, fmt.Errorf("host %s: status of job %s: %w", j.Host, j.Name, err)
+	}
+	return st, nil
 }
 
-func parseJobStatus(out string) (JobStatus, error) {
+// Bounds on what a host answers to statusJob: the answer is one short
+// line; the pid file and exit file it quotes are the host's to write, so
+// a hostile or broken host may put anything there. A pid is what
+// Linux's pid_max allows at most (2^22); an exit code is what sh's $?
+// holds (0..255). A pid of 0 or a negative one would make stopJob's
+// "kill -- -$pid" signal another group: refused here, before use.
+const (
+	maxJobStatusBytes = 128
+	maxJobPid         = 1 << 22
+	maxJobExitCode    = 255
+)
+
+func parseJobStatus(b []byte) (JobStatus, error) {
+	if len(b) > maxJobStatusBytes {
+		return JobStatus{}, fmt.Errorf("job status: %d bytes, more than the %d a status line takes", len(b), maxJobStatusBytes)
+	}
+	out := string(b)
 	f := strings.Fields(out)
 	if len(f) == 0 {
 		// The Recorder (dry-run) returns no output: report "none".
@@ -206,21 +226,42 @@ func parseJobStatus(out string) (JobStatus, error) {
 	st := JobStatus{State: JobState(f[0])}
 	var err error
 	switch {
+	case strings.Count(strings.TrimRight(out, "\n"), "\n") > 0:
+		err = errors.New("more than one line")
 	case st.State == JobNone && len(f) == 1:
 		return st, nil
 	case (st.State == JobRunning || st.State == JobLost) && len(f) == 2:
-		st.Pid, err = strconv.Atoi(f[1])
+		st.Pid, err = jobNumber(f[1], "pid", 1, maxJobPid)
 	case st.State == JobExited && len(f) == 3:
-		if st.Pid, err = strconv.Atoi(f[1]); err == nil {
-			st.ExitCode, err = strconv.Atoi(f[2])
+		if st.Pid, err = jobNumber(f[1], "pid", 1, maxJobPid); err == nil {
+			st.ExitCode, err = jobNumber(f[2], "exit code", 0, maxJobExitCode)
 		}
 	default:
 		err = errors.New("unexpected")
 	}
 	if err != nil {
+		// %q: the host's bytes are quoted, never printed raw.
 		return JobStatus{}, fmt.Errorf("job status %q: %w", strings.TrimSpace(out), err)
 	}
 	return st, nil
+}
+
+// jobNumber is a decimal of ASCII digits only (no sign, no leading
+// zeros beyond "0") within [lo, hi].
+func jobNumber(s, what string, lo, hi int) (int, error) {
+	if s == "" || len(s) > 10 || (len(s) > 1 && s[0] == '0') {
+		return 0, fmt.Errorf("%s %q is not a decimal number", what, s)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, fmt.Errorf("%s %q is not a decimal number", what, s)
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%s %q is outside %d..%d", what, s, lo, hi)
+	}
+	return n, nil
 }
 
 // Wait polls the job every poll until it is no longer running and returns

@@ -193,7 +193,8 @@ func TestStatsWindow(t *testing.T) {
 
 func TestRead(t *testing.T) {
 	good := `{"schema":"benchrig.hoststat/v1","host":"a","t":"2026-12-03T08:00:01Z","cpu":{"user":1}}` + "\n"
-	ss, err := Read(strings.NewReader(good + good + `{"schema":"benchrig.hos`))
+	good2 := strings.Replace(good, "08:00:01Z", "08:00:02Z", 1) // a time after good's: duplicates are refused
+	ss, err := Read(strings.NewReader(good + good2 + `{"schema":"benchrig.hos`))
 	if err != nil || len(ss) != 2 {
 		t.Errorf("torn last line: %d samples, %v", len(ss), err)
 	}

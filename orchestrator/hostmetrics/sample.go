@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -219,32 +221,122 @@ func (s *Sampler) Run(ctx context.Context, interval time.Duration, w io.Writer) 
 	}
 }
 
+// Bounds on a samples file, which a host writes (it may be hostile or
+// broken): a sample a second for a day is 86400 lines; a line names at
+// most a few dozen disks and interfaces.
+const (
+	maxSampleLine  = 64 << 10
+	maxSamples     = 4 * 86400
+	maxDevices     = 256
+	maxDeviceName  = 64
+	maxRate        = 1e15 // bytes or packets a second: far above any device
+	maxCPUs        = 1 << 16
+	maxPercent     = 100.5 // per state; rounding of jiffies may pass 100 a hair
+	maxSampleEvery = 3600.0
+)
+
 // Read reads JSON lines written by Run. A last line without its line
-// feed (the sampler stopped mid-write) is dropped; any other bad line is
-// an error naming its line number.
+// feed (the sampler stopped mid-write) is dropped; any other bad line (not
+// the schema, a value NaN, negative or absurd, a time not after the
+// previous one, too long, too many) is an error naming its line number:
+// the file is refused whole, never plotted in part.
 func Read(r io.Reader) ([]Sample, error) {
 	var out []Sample
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
+		line, err := readLine(br, maxSampleLine)
 		if err == io.EOF {
 			return out, nil // an unterminated last line is torn
 		}
 		if err != nil {
-			return out, err
+			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 		if len(strings.TrimSpace(string(line))) == 0 {
 			continue
 		}
+		if len(out) == maxSamples {
+			return nil, fmt.Errorf("line %d: more than %d samples", n, maxSamples)
+		}
 		var s Sample
 		if err := json.Unmarshal(line, &s); err != nil {
-			return out, fmt.Errorf("line %d: %w", n, err)
+			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 		if s.Schema != Schema {
-			return out, fmt.Errorf("line %d: schema %q, want %q", n, s.Schema, Schema)
+			return nil, fmt.Errorf("line %d: schema %.64q, want %q", n, s.Schema, Schema)
+		}
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if len(out) > 0 && !s.Time.After(out[len(out)-1].Time) {
+			return nil, fmt.Errorf("line %d: time %s not after the previous sample's %s", n, s.Time.Format(time.RFC3339Nano), out[len(out)-1].Time.Format(time.RFC3339Nano))
 		}
 		out = append(out, s)
 	}
+}
+
+// readLine is the next line with its line feed, at most max bytes; io.EOF
+// if the input ends before one.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > max {
+			return nil, fmt.Errorf("a line longer than %d bytes", max)
+		}
+		line = append(line, frag...)
+		switch err {
+		case nil:
+			return line, nil
+		case bufio.ErrBufferFull:
+			continue
+		default:
+			return nil, err
+		}
+	}
+}
+
+// check refuses values no sampler writes: NaN, Inf, negative or absurd.
+func (s Sample) check() error {
+	bad := func(what string, v, max float64) error {
+		if math.IsNaN(v) || v < 0 || v > max {
+			return fmt.Errorf("%s %v outside 0..%g", what, v, max)
+		}
+		return nil
+	}
+	if s.Time.IsZero() || s.Time.Year() < 2000 || s.Time.Year() > 2200 {
+		return fmt.Errorf("time %s is no sample's", s.Time.Format(time.RFC3339))
+	}
+	if s.CPU.CPUs < 0 || s.CPU.CPUs > maxCPUs {
+		return fmt.Errorf("cpus %d outside 0..%d", s.CPU.CPUs, maxCPUs)
+	}
+	if len(s.Disks) > maxDevices || len(s.Net) > maxDevices {
+		return fmt.Errorf("%d disks and %d interfaces, more than %d", len(s.Disks), len(s.Net), maxDevices)
+	}
+	if s.Mem.Available > s.Mem.Total {
+		return fmt.Errorf("memory available %d more than its total %d", s.Mem.Available, s.Mem.Total)
+	}
+	checks := []error{
+		bad("interval", s.Interval, maxSampleEvery),
+		bad("load1", s.Load1, 1e6),
+		bad("cpu user", s.CPU.User, maxPercent), bad("cpu system", s.CPU.System, maxPercent),
+		bad("cpu iowait", s.CPU.IOWait, maxPercent), bad("cpu irq", s.CPU.IRQ, maxPercent),
+		bad("cpu steal", s.CPU.Steal, maxPercent), bad("cpu idle", s.CPU.Idle, maxPercent),
+	}
+	for _, d := range s.Disks {
+		if len(d.Name) > maxDeviceName {
+			return fmt.Errorf("disk name of %d bytes", len(d.Name))
+		}
+		checks = append(checks, bad("disk read bytes", d.ReadBytes, maxRate), bad("disk write bytes", d.WriteBytes, maxRate),
+			bad("disk reads", d.Reads, maxRate), bad("disk writes", d.Writes, maxRate), bad("disk util", d.Utilization, maxPercent))
+	}
+	for _, n := range s.Net {
+		if len(n.Name) > maxDeviceName {
+			return fmt.Errorf("interface name of %d bytes", len(n.Name))
+		}
+		checks = append(checks, bad("net rx bytes", n.RxBytes, maxRate), bad("net tx bytes", n.TxBytes, maxRate),
+			bad("net rx packets", n.RxPackets, maxRate), bad("net tx packets", n.TxPackets, maxRate))
+	}
+	return errors.Join(checks...)
 }
 
 // ReadFile reads one host's JSON lines file.

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -66,8 +67,10 @@ func FioFromKV(host, path, size string, runtime time.Duration, kv map[string]str
 		to  *float64
 	}{{"fio_read_iops", &f.ReadIOPS}, {"fio_write_iops", &f.WriteIOPS}, {"fio_read_kib", &f.ReadKiBps}, {"fio_write_kib", &f.WriteKiBps}} {
 		v, err := strconv.ParseFloat(kv[x.key], 64)
-		if err != nil || v < 0 {
-			return Fio{}, fmt.Errorf("%s: fio figure %s=%q is not a number >= 0", host, x.key, kv[x.key])
+		// NaN passes "v < 0" and would make the result unencodable; no
+		// disk does 1e12 IOPS or KiB/s: the host's figure is refused.
+		if err != nil || math.IsNaN(v) || v < 0 || v > maxFioFigure || len(kv[x.key]) > maxProbeField {
+			return Fio{}, fmt.Errorf("%s: fio figure %s=%q is not a number in 0..%g", host, x.key, clip(kv[x.key]), float64(maxFioFigure))
 		}
 		*x.to = v
 	}
@@ -105,6 +108,42 @@ func NewClockHost(host string, sent, received time.Time, hostUnixSeconds float64
 		RTTMs:    float64(received.Sub(sent)) / float64(time.Millisecond),
 		Probed:   sent.UTC(),
 	}
+}
+
+// Bounds on a host's probe answers (the host writes them; it may be
+// hostile or broken).
+const (
+	maxFioFigure  = 1e12    // IOPS or KiB/s: far above any disk
+	maxProbeField = 64      // bytes of one number
+	maxClockUnix  = 1 << 33 // seconds: the year 2242
+)
+
+// clip is s cut for an error message (which quotes it with %q).
+func clip(s string) string {
+	if len(s) > maxProbeField {
+		return s[:maxProbeField] + "..."
+	}
+	return s
+}
+
+// ParseClock is the host's answer to the clock probe (`date +%s.%N`):
+// one finite decimal of Unix seconds after 1970 and before 2242. NaN,
+// Inf or a huge figure would overflow NewClockHost's nanoseconds.
+func ParseClock(host, out string) (float64, error) {
+	s := strings.TrimSpace(out)
+	if len(s) > maxProbeField {
+		return 0, fmt.Errorf("%s: clock probe answered %d bytes, not a time", host, len(s))
+	}
+	for i := 0; i < len(s); i++ {
+		if (s[i] < '0' || s[i] > '9') && s[i] != '.' {
+			return 0, fmt.Errorf("%s: clock probe answered %q, not Unix seconds", host, s)
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v <= 0 || v >= maxClockUnix {
+		return 0, fmt.Errorf("%s: clock probe answered %q, not Unix seconds", host, s)
+	}
+	return v, nil
 }
 
 // ParseKV reads the key=value lines the preflight script prints (one

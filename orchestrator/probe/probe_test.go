@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -59,4 +60,80 @@ func TestSchema(t *testing.T) {
 			t.Errorf("%s\ndoes not match the schema:\n%s", doc, strings.Join(errs, "\n"))
 		}
 	}
+}
+
+// A host's clock answer is its own: only finite Unix seconds of a
+// plausible year are taken.
+func TestParseClock(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"1764907200.123456789\n", true},
+		{"1764907200", true},
+		{"NaN", false},
+		{"Inf", false},
+		{"+Inf", false},
+		{"-1764907200", false},
+		{"0", false},
+		{"1e300", false},
+		{"99999999999999999999", false},
+		{"1764907200 \x1b[2J", false},
+		{strings.Repeat("1", 1<<20), false},
+		{"", false},
+	} {
+		v, err := ParseClock("wl1", tc.in)
+		if (err == nil) != tc.ok {
+			t.Errorf("ParseClock(%.40q) = %v, %v; want ok=%v", tc.in, v, err, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "wl1") {
+			t.Errorf("ParseClock(%.40q): error %q does not name the host", tc.in, err)
+		}
+	}
+	for _, kv := range []map[string]string{
+		{"fio_read_iops": "NaN", "fio_write_iops": "1", "fio_read_kib": "1", "fio_write_kib": "1"},
+		{"fio_read_iops": "1", "fio_write_iops": "+Inf", "fio_read_kib": "1", "fio_write_kib": "1"},
+		{"fio_read_iops": "1", "fio_write_iops": "1", "fio_read_kib": "1e300", "fio_write_kib": "1"},
+	} {
+		if f, err := FioFromKV("db1", "/data", "256M", time.Second, kv); err == nil {
+			t.Errorf("FioFromKV(%v) = %+v, want refused", kv, f)
+		}
+	}
+}
+
+func FuzzParseClock(f *testing.F) {
+	for _, s := range []string{"1764907200.123456789\n", "NaN", "1e300", "-5", "0.5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseClock("h", s)
+		if err != nil {
+			return
+		}
+		if !(v > 0 && v < maxClockUnix) {
+			t.Fatalf("accepted %q as %v", s, v)
+		}
+		sent := time.Unix(1764907200, 0)
+		ch := NewClockHost("h", sent, sent.Add(time.Millisecond), v)
+		if math.IsNaN(ch.OffsetMs) || math.IsInf(ch.OffsetMs, 0) {
+			t.Fatalf("offset of %q is %v", s, ch.OffsetMs)
+		}
+	})
+}
+
+func FuzzFioFromKV(f *testing.F) {
+	f.Add("fio_read_iops=1\nfio_write_iops=2\nfio_read_kib=3\nfio_write_kib=4\n")
+	f.Add("fio_read_iops=NaN\nfio_write_iops=2\nfio_read_kib=3\nfio_write_kib=4\n")
+	f.Add("fio=skipped\n")
+	f.Fuzz(func(t *testing.T, out string) {
+		r, err := FioFromKV("h", "/d", "1M", time.Second, ParseKV(out))
+		if err != nil {
+			return
+		}
+		for _, v := range []float64{r.ReadIOPS, r.WriteIOPS, r.ReadKiBps, r.WriteKiBps} {
+			if math.IsNaN(v) || v < 0 || v > maxFioFigure {
+				t.Fatalf("accepted figure %v from %q", v, out)
+			}
+		}
+	})
 }

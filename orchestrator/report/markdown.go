@@ -80,6 +80,9 @@ func markdown(r *Report, plots, hostPlots []string) string {
 				*res.RetriesPerTxn, *res.RetryLostSeconds, *res.RetryLostPercent)
 		}
 		fmt.Fprintf(&b, "\nMerged from: %s\n\n", Escape(strings.Join(res.Files, ", ")))
+		if len(res.Unverified) > 0 {
+			fmt.Fprintf(&b, "Unverified: every figure above is the workload hosts' own claim (a hostile host can lie about its own results); merged from: %s.\n\n", Escape(strings.Join(res.Unverified, ", ")))
+		}
 		writeHosts(&b, res.Hosts)
 	} else if len(r.Rounds) == 0 {
 		b.WriteString("No histogram files were collected: the run stage did not finish.\n\n")

@@ -217,6 +217,10 @@ type Result struct {
 	// Hosts are the workload hosts' own results of this run, from their
 	// result files.
 	Hosts []HostRun `json:"hosts,omitempty"`
+	// Unverified names the hosts whose figures were merged: each is that
+	// host's own claim (a hostile host can lie about its own results),
+	// which benchrig parses strictly but cannot check.
+	Unverified []string `json:"unverified_hosts,omitempty"`
 	// Incomplete names the hosts whose measured run died before the
 	// window's end, with how much of it each covered: every figure above
 	// counts less than the run (the report is benchrig.report/v2).

@@ -64,6 +64,7 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 		}
 	}
 	rd := &round{res: fromMerged(merged, mergedFiles(files, merged)), series: make([]TickPoint, 0, len(merged.Series))}
+	rd.res.Unverified = filesHosts(rd.res.Files)
 	for _, l := range merged.WorkloadFinal {
 		i := slices.Index(files, l.File)
 		if i < 0 {
@@ -259,4 +260,19 @@ func mergedFiles(files []string, m *tpcc.Result) []string {
 		}
 	}
 	return out
+}
+
+// filesHosts is the hosts of merged files (results/<host>/...), sorted,
+// each once; a file elsewhere is named by its path.
+func filesHosts(files []string) []string {
+	var hosts []string
+	for _, f := range files {
+		h := f
+		if rest, ok := strings.CutPrefix(filepath.ToSlash(f), "results/"); ok {
+			h, _, _ = strings.Cut(rest, "/")
+		}
+		hosts = append(hosts, h)
+	}
+	slices.Sort(hosts)
+	return slices.Compact(hosts)
 }

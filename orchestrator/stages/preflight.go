@@ -401,7 +401,7 @@ func judgePreflight(pf *Check, results []ProbeResult) (string, string, error) {
 		c.failures = append(c.failures, pf.Refusals[r.Host]...)
 		// Clock.
 		cr := clocks[r.Host]
-		if secs, err := strconv.ParseFloat(strings.TrimSpace(cr.Stdout), 64); err == nil {
+		if secs, err := probe.ParseClock(r.Host, cr.Stdout); err == nil {
 			ch := probe.NewClockHost(r.Host, cr.Sent, cr.Received, secs)
 			c.clock = fmt.Sprintf("%+.1f ms ±%.1f", ch.OffsetMs, ch.RTTMs/2)
 			limit := float64(pf.MaxClockOffset) / float64(time.Millisecond)
