@@ -13,6 +13,7 @@ import (
 	"time"
 
 	om "github.com/benchrig/benchrig/internal/openmetrics"
+	"github.com/benchrig/benchrig/internal/openmetrics/omlint"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
@@ -22,7 +23,7 @@ func exposition(t *testing.T, ts TickStats, have bool) string {
 	if err := om.Write(&b, liveFamilies(ts, have)); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range om.Lint(b.String()) {
+	for _, p := range omlint.Lint(b.String()) {
 		t.Error(p)
 	}
 	return b.String()
@@ -112,7 +113,7 @@ func TestLiveMetricsServedDuringRun(t *testing.T) {
 			t.Errorf("Content-Type %q", ct)
 		}
 		b, _ := io.ReadAll(resp.Body)
-		for _, p := range om.Lint(string(b)) {
+		for _, p := range omlint.Lint(string(b)) {
 			t.Error(p)
 		}
 		return string(b)
