@@ -10,34 +10,16 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/syncbuf"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
 	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
-
-// syncBuffer is a bytes.Buffer safe to read while Watch writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // liveRun makes a run directory driven by a live process (a sleep whose
 // pid is in the lock file), in its run stage. finish ends the run: the
@@ -91,7 +73,7 @@ func TestWatch(t *testing.T) {
 	for _, mode := range []string{"plain", "terminal", "json"} {
 		t.Run(mode, func(t *testing.T) {
 			dir, finish := liveRun(t)
-			var out syncBuffer
+			var out syncbuf.Buffer
 			done := make(chan error, 1)
 			go func() {
 				done <- Watch(context.Background(), &out, dir, WatchOptions{Every: 20 * time.Millisecond, InPlace: mode == "terminal", JSON: mode == "json"})

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/syncbuf"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
@@ -159,7 +160,7 @@ func TestDelayAndLimit(t *testing.T) {
 // follow cut by a reset goes on from there without showing a line twice.
 func TestFollowFromOffset(t *testing.T) {
 	l := sshtest.StartT(t, 1, sshtest.WithProxies())
-	var out syncBuffer
+	var out syncbuf.Buffer
 	s := newSSH(t, l, func(c *remote.SSHConfig) {
 		c.Output = &out
 		c.KeepaliveInterval = 200 * time.Millisecond

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/syncbuf"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
@@ -65,7 +66,7 @@ func TestDetachedJobSurvivesDisconnect(t *testing.T) {
 
 func TestJobExitStatusAndFollow(t *testing.T) {
 	l := sshtest.StartT(t, 1)
-	var out syncBuffer
+	var out syncbuf.Buffer
 	s := newSSH(t, l, func(c *remote.SSHConfig) { c.Output = &out })
 	ctx := context.Background()
 	j, err := remote.StartJob(ctx, s, l.Name(0), l.HostDir(0), "short", remote.Cmd{Args: []string{"sh", "-c", "echo one; sleep 0.5; echo two; exit 7"}})

@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/syncbuf"
 	"github.com/benchrig/benchrig/remote"
 )
 
 func TestLocalRun(t *testing.T) {
-	var out syncBuffer
+	var out syncbuf.Buffer
 	l := remote.NewLocal(remote.LocalConfig{Output: &out, Hosts: []string{"local", "other-host"}, KillGrace: time.Second})
 	ctx := context.Background()
 	res, err := l.Run(ctx, "local", remote.Cmd{Args: []string{"sh", "-c", `echo "$X" in $(pwd)`}, Env: map[string]string{"X": "a'b"}, Dir: "/"})

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/syncbuf"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
@@ -140,7 +141,7 @@ func indexOf(xs []string, x string) int {
 // the threshold and checks Close returns once they are done.
 func TestPutProgress(t *testing.T) {
 	l := sshtest.StartT(t, 1)
-	var prog syncBuffer
+	var prog syncbuf.Buffer
 	s := newSSH(t, l, func(c *remote.SSHConfig) {
 		c.Progress = &prog
 		c.ProgressMinBytes = 1 << 20

@@ -1,7 +1,6 @@
 package remote_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/syncbuf"
 	"github.com/benchrig/benchrig/orchestrator/runner"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/remote/sshtest"
@@ -22,24 +22,6 @@ var (
 	_ runner.Executor = (*remote.Local)(nil)
 	_ runner.Executor = (*remote.Recorder)(nil)
 )
-
-// syncBuffer is a bytes.Buffer safe for the executor's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // newSSH is an executor for the lab with test-friendly settings; mod may
 // change the config.
@@ -66,7 +48,7 @@ func newSSH(t testing.TB, l *sshtest.Lab, mod func(*remote.SSHConfig)) *remote.S
 
 func TestSSHRun(t *testing.T) {
 	l := sshtest.StartT(t, 2)
-	var out syncBuffer
+	var out syncbuf.Buffer
 	s := newSSH(t, l, func(c *remote.SSHConfig) { c.Output = &out })
 	ctx := context.Background()
 	tests := []struct {

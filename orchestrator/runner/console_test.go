@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/golden"
+	"github.com/benchrig/benchrig/internal/syncbuf"
 	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/remote"
 )
@@ -188,7 +189,7 @@ func TestConsoleLive(t *testing.T) {
 // TestConsoleBars: with bars every line still reaches the screen (none is
 // lost in a container that ends), and the log gets them without bars.
 func TestConsoleBars(t *testing.T) {
-	var screen, log lockedBuffer
+	var screen, log syncbuf.Buffer
 	c := &Console{W: &screen, Log: &log, Bars: true, Limit: 2}
 	hosts := hostNames(4)
 	for _, st := range []string{"install", "start", "run"} {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/syncbuf"
 	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/remote/sshtest"
@@ -23,27 +24,10 @@ import (
 // Each case also runs with re-attaching off, where it must fail: what
 // makes it pass is the re-attach.
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 type faultRig struct {
 	lab    *sshtest.Lab
 	ssh    *remote.SSH
-	out    *lockedBuffer // the hosts' live output
+	out    *syncbuf.Buffer // the hosts' live output
 	mu     sync.Mutex
 	events []Event
 	host   string
@@ -53,7 +37,7 @@ type faultRig struct {
 func newFaultRig(t *testing.T) *faultRig {
 	t.Helper()
 	l := sshtest.StartT(t, 1, sshtest.WithProxies())
-	f := &faultRig{lab: l, out: &lockedBuffer{}, host: l.Name(0), dir: l.HostDir(0)}
+	f := &faultRig{lab: l, out: &syncbuf.Buffer{}, host: l.Name(0), dir: l.HostDir(0)}
 	s, err := remote.NewSSH(l.Targets(), remote.SSHConfig{
 		Output:            f.out,
 		KnownHostsFiles:   []string{l.KnownHostsPath()},

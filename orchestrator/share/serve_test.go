@@ -4,34 +4,16 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"github.com/benchrig/benchrig/internal/syncbuf"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// syncBuffer is a log two goroutines write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // freeAddr is a free 127.0.0.1 port.
 func freeAddr(t *testing.T) string {
@@ -69,7 +51,7 @@ func TestServe(t *testing.T) {
 	if err := os.WriteFile(file, content, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	s := &Server{Listen: freeAddr(t), File: file, For: time.Minute, Log: log}
 	stop := start(t, s)
 	base := "http://" + s.Listen

@@ -11,10 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/syncbuf"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/share"
 	"github.com/benchrig/benchrig/remote"
@@ -136,24 +136,6 @@ func TestShareSteps(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log two goroutines write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestFetchScript runs the real fetch script (sh, curl, gzip, sha256sum)
 // against a real `benchrig serve-file` server on 127.0.0.1: a fetch
 // installs the binary and removes the stream; a second finds it there; a
@@ -183,7 +165,7 @@ func TestFetchScript(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = (&share.Server{Listen: addr, File: src, For: time.Minute, Log: log}).Run(ctx) }()
