@@ -22,20 +22,30 @@ WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3 ORDER BY o_id DESC LIMIT 1`
 WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3`
 )
 
+// orderStatusInput is drawn once per transaction (clause 2.6.1).
+type orderStatusInput struct {
+	wID, dID int32
+	cID      int32  // 0 when selecting by last name
+	cLast    string // set when selecting by last name
+}
+
+func (w *worker) drawOrderStatus(home warehouseDistrict) orderStatusInput {
+	r := w.rng
+	in := orderStatusInput{wID: home.wID, dID: int32(r.Int(1, 10))} // 2.6.1.2
+	if r.Int(1, 100) <= 60 {                                        // 2.6.1.2: 60% by last name
+		in.cLast = r.LastNameRun(w.constants)
+	} else {
+		in.cID = int32(r.CustomerID(w.constants))
+	}
+	return in
+}
+
 // orderStatus runs clause 2.6.2 in a read-only transaction, so that the
 // customer, order and lines come from one snapshot: 2 round trips by
 // C_ID, 3 by last name.
 func (w *worker) orderStatus(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
-	r := w.rng
-	wID, dID := home.wID, int32(r.Int(1, 10)) // 2.6.1.2
-	var cID int32
-	var cLast string
-	byName := r.Int(1, 100) <= 60 // 2.6.1.2: 60% by last name
-	if byName {
-		cLast = r.LastNameRun(w.constants)
-	} else {
-		cID = int32(r.CustomerID(w.constants))
-	}
+	in := w.drawOrderStatus(home)
+	wID, dID, cID, cLast, byName := in.wID, in.dID, in.cID, in.cLast, in.cLast != ""
 	retries, err = w.inPipe(ctx, db, w.roBegin, func(tx *pipeTx) error {
 		id := cID
 		if byName {

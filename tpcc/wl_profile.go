@@ -50,8 +50,11 @@ func newProfile(p Profile, d Dialect, cfg *RunConfig, parts Partitions) loadProf
 	if p == "" {
 		p = DefaultProfile(d)
 	}
-	if p == ProfileWorkload {
+	switch p {
+	case ProfileWorkload:
 		return &workloadProfile{dialect: d, retryLimit: cfg.SavepointRetryLimit, noRetry: cfg.Retry.None, active: newActiveSet(parts)}
+	case ProfileFunctions:
+		return functionsProfile{}
 	}
 	return pipelinedProfile{}
 }
@@ -262,6 +265,9 @@ func (cfg *RunConfig) loadProfile(ctx context.Context, parts Partitions) (loadPr
 	d, err := DetectDialect(ctx, conn)
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
+	}
+	if cfg.Profile == ProfileFunctions && d != Postgres {
+		return nil, fmt.Errorf("tpcc run: --profile %s calls PL/pgSQL functions, which %s does not run; use %s or %s", ProfileFunctions, d, ProfileWorkload, ProfilePipelined)
 	}
 	return newProfile(cfg.Profile, d, cfg, parts), nil
 }
