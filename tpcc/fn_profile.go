@@ -107,6 +107,15 @@ type functionsProfile struct{ pipelinedProfile }
 
 func (functionsProfile) name() Profile { return ProfileFunctions }
 
+// fnRefused refuses the functions profile on a dialect other than
+// PostgreSQL, before the run opens its pools.
+func fnRefused(p Profile, d Dialect) error {
+	if p == ProfileFunctions && d != Postgres {
+		return fmt.Errorf("--profile %s calls PL/pgSQL functions, which %s does not run; use %s or %s", ProfileFunctions, d, ProfileWorkload, ProfilePipelined)
+	}
+	return nil
+}
+
 // warm checks the functions before the run rather than failing its first
 // transactions.
 func (functionsProfile) warm(ctx context.Context, pools []*pgxpool.Pool, _ int, _ Dialect) error {

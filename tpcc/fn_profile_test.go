@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
@@ -236,6 +237,64 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 		}
 	})
 
+	// The plans PostgreSQL made for the functions' statements, as
+	// auto_explain reports them to the session (custom plans for the
+	// first calls, then the generic one): no sequential scan of a table
+	// that grows with the warehouses, and New-Order's stock UPDATE driven
+	// by the sorted input in a nested loop, so that it locks the rows in
+	// (S_W_ID, S_I_ID) order and concurrent New-Orders cannot deadlock.
+	t.Run("plans", func(t *testing.T) {
+		cfg, err := pgx.ParseConfig(urlF)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plans []string
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { plans = append(plans, n.Message) }
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		for _, s := range []string{`LOAD 'auto_explain'`, `SET auto_explain.log_min_duration = 0`,
+			`SET auto_explain.log_nested_statements = on`, `SET auto_explain.log_level = notice`} {
+			if _, err := c.Exec(ctx, s); err != nil {
+				t.Skipf("auto_explain: %s: %v", s, err)
+			}
+		}
+		var cnt atomic.Pointer[counters]
+		cnt.Store(newCounters(2))
+		w := newWorker(NewRand(9, 1), runC, 2, RetryPolicy{}, rw, ro, &cnt)
+		for i := range 8 {
+			for ty := range numTxnTypes {
+				if _, err := fn.exec(ctx, w, pinnedConn{c}, ty, warehouseDistrict{wID: int32(i % 2), dID: 1}); err != nil {
+					t.Fatalf("%s: %v", ty, err)
+				}
+			}
+		}
+		stockUpdates := 0
+		for _, p := range plans {
+			for _, table := range []string{"stock", "customer", `"order"`, "order_line", "new_order", "history"} {
+				if strings.Contains(p, "Seq Scan on "+table+" ") {
+					t.Errorf("a sequential scan of %s:\n%s", table, p)
+				}
+			}
+			if i := strings.Index(p, "Update on stock"); i >= 0 {
+				stockUpdates++
+				plan := p[i:]
+				loop, sorted, index := strings.Index(plan, "Nested Loop"), strings.Index(plan, "Sort"), strings.Index(plan, "stock_pkey")
+				if loop < 0 || sorted < loop || index < sorted {
+					t.Errorf("New-Order's stock UPDATE is not a nested loop over the sorted lines:\n%s", p)
+				}
+			}
+		}
+		if stockUpdates < 8 {
+			t.Errorf("%d plans of New-Order's stock UPDATE seen, want 8 (%d plans in all)", stockUpdates, len(plans))
+		}
+		if testing.Verbose() && len(plans) > 0 {
+			t.Logf("%d plans; New-Order's last:\n%s", len(plans), lastContaining(plans, "Update on stock"))
+		}
+	})
+
 	t.Run("one round trip", func(t *testing.T) {
 		t.Logf("round trips (count: transactions): %v", trips)
 		for ty := range numTxnTypes {
@@ -244,4 +303,34 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestFunctionsProfileRefusedOnCockroach: the profile runs PL/pgSQL, so a
+// run against CockroachDB is refused with the reason before it starts.
+func TestFunctionsProfileRefusedOnCockroach(t *testing.T) {
+	for _, tc := range []struct {
+		p      Profile
+		d      Dialect
+		refuse bool
+	}{
+		{ProfileFunctions, Cockroach, true},
+		{ProfileFunctions, Postgres, false},
+		{ProfilePipelined, Cockroach, false},
+		{ProfileWorkload, Cockroach, false},
+		{"", Cockroach, false},
+	} {
+		err := fnRefused(tc.p, tc.d)
+		if (err != nil) != tc.refuse || (err != nil && !strings.Contains(err.Error(), "PL/pgSQL")) {
+			t.Errorf("%q on %s: %v, want refused %v with the reason", tc.p, tc.d, err, tc.refuse)
+		}
+	}
+}
+
+func lastContaining(ss []string, sub string) string {
+	for i := len(ss) - 1; i >= 0; i-- {
+		if strings.Contains(ss[i], sub) {
+			return ss[i]
+		}
+	}
+	return ""
 }

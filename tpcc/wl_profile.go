@@ -266,8 +266,8 @@ func (cfg *RunConfig) loadProfile(ctx context.Context, parts Partitions) (loadPr
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 	}
-	if cfg.Profile == ProfileFunctions && d != Postgres {
-		return nil, fmt.Errorf("tpcc run: --profile %s calls PL/pgSQL functions, which %s does not run; use %s or %s", ProfileFunctions, d, ProfileWorkload, ProfilePipelined)
+	if err := fnRefused(cfg.Profile, d); err != nil {
+		return nil, fmt.Errorf("tpcc run: %w", err)
 	}
 	return newProfile(cfg.Profile, d, cfg, parts), nil
 }

@@ -1,0 +1,74 @@
+package tpcc
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// BenchmarkProfileMixCPU runs the pipelined and the functions profile side
+// by side on one real PostgreSQL (one warehouse, fsync on, read
+// committed): one no-wait worker walking its deck (23 transactions, 10
+// New-Orders, per iteration), client and server CPU per 1,000 New-Orders.
+// One worker measures each transaction's own cost, without the lock waits
+// and retries of a contended run (docs/measure/compare-profiles.sh
+// measures those). Issue 30's goal for the functions profile: client
+// <= 200 ms, server <= 1,500 ms per 1,000 New-Orders.
+//
+//	go test ./tpcc -run '^$' -bench ProfileMixCPU -benchtime 200x
+func BenchmarkProfileMixCPU(b *testing.B) {
+	url, srv := benchDatabase(b)
+	ctx := context.Background()
+	parts, _ := NewPartitions(1, 1, 1)
+	for _, p := range []Profile{ProfilePipelined, ProfileFunctions} {
+		b.Run(string(p), func(b *testing.B) {
+			pc, err := pgxpool.ParseConfig(url)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pc.MaxConns = 1
+			pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+			sizeConnConfig(pc.ConnConfig)
+			pool, err := pgxpool.NewWithConfig(ctx, pc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer pool.Close()
+			m, _, err := DatabaseMeta(ctx, pool, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			prof := newProfile(p, Postgres, &RunConfig{}, parts)
+			if err := prof.warm(ctx, []*pgxpool.Pool{pool}, 1, Postgres); err != nil {
+				b.Fatal(err)
+			}
+			var cnt atomic.Pointer[counters]
+			cnt.Store(newCounters(1))
+			rc := pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
+			w := newWorker(NewRand(9, 1), prof.runConstants(NewRand(9, 0), m), 1, RetryPolicy{},
+				rc, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadOnly}, &cnt)
+			home := warehouseDistrict{wID: 0, dID: 1}
+			deck := NewDeck()
+			pass := func() {
+				for range DeckSize {
+					if _, err := prof.exec(ctx, w, pgxPool{pool}, deck.Next(w.rng), home); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			pass() // prepare, plan
+			runtime.GC()
+			clientBefore, serverBefore := selfCPU(b), serverCPU(b, srv)
+			b.ResetTimer()
+			for b.Loop() {
+				pass()
+			}
+			b.StopTimer()
+			reportPer1000NewOrders(b, selfCPU(b)-clientBefore, serverCPU(b, srv)-serverBefore, float64(b.N*10))
+		})
+	}
+}
