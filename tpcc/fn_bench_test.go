@@ -72,3 +72,59 @@ func BenchmarkProfileMixCPU(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProfileTxnCPU is BenchmarkProfileMixCPU per transaction type:
+// client and server CPU per transaction of each profile, side by side.
+//
+//	go test ./tpcc -run '^$' -bench ProfileTxnCPU -benchtime 200x
+func BenchmarkProfileTxnCPU(b *testing.B) {
+	url, srv := benchDatabase(b)
+	ctx := context.Background()
+	parts, _ := NewPartitions(1, 1, 1)
+	for ty := range numTxnTypes {
+		for _, p := range []Profile{ProfilePipelined, ProfileFunctions} {
+			b.Run(ty.String()+"/"+string(p), func(b *testing.B) {
+				pc, err := pgxpool.ParseConfig(url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				pc.MaxConns = 1
+				pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+				sizeConnConfig(pc.ConnConfig)
+				pool, err := pgxpool.NewWithConfig(ctx, pc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer pool.Close()
+				m, _, err := DatabaseMeta(ctx, pool, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				prof := newProfile(p, Postgres, &RunConfig{}, parts)
+				var cnt atomic.Pointer[counters]
+				cnt.Store(newCounters(1))
+				rc := pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
+				w := newWorker(NewRand(9, 1), prof.runConstants(NewRand(9, 0), m), 1, RetryPolicy{},
+					rc, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadOnly}, &cnt)
+				home := warehouseDistrict{wID: 0, dID: 1}
+				for range 10 { // prepare, plan (generic plans from the sixth call)
+					if _, err := prof.exec(ctx, w, pgxPool{pool}, ty, home); err != nil {
+						b.Fatal(err)
+					}
+				}
+				runtime.GC()
+				clientBefore, serverBefore := selfCPU(b), serverCPU(b, srv)
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := prof.exec(ctx, w, pgxPool{pool}, ty, home); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				n := float64(b.N)
+				b.ReportMetric(float64(selfCPU(b)-clientBefore)/1e3/n, "client-CPU-µs/txn")
+				b.ReportMetric(float64(serverCPU(b, srv)-serverBefore)/1e3/n, "server-CPU-µs/txn")
+			})
+		}
+	}
+}

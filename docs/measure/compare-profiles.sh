@@ -15,8 +15,11 @@
 #
 # Usage (as root; PostgreSQL runs as the user benchrig, as in the tests):
 #   BENCHRIG=bin/benchrig docs/measure/compare-profiles.sh /tmp/cmp-profiles
+# Each run's audit verdict is logged, and `tpcc check --expensive` runs
+# after it (CHECK=0 skips it).
 # Environment: PROFILES (default "pipelined functions"), ISOLATION
-# (default read-committed), ROUNDS (2), DURATION (60s), PORT, PGBIN.
+# (default read-committed), ROUNDS (2), DURATION (60s), CHECK (1), PORT,
+# PGBIN.
 set -u
 D=${1:?usage: compare-profiles.sh DIR}; PG=${PGBIN:-/usr/lib/postgresql/15/bin}; PORT=${PORT:-54457}
 B=$(realpath "${BENCHRIG:?set BENCHRIG}")
@@ -67,7 +70,10 @@ run() { # profile round
   local ccpu no scpu
   ccpu=$(awk '{print $2 + $3}' $f.time); no=$((no1 - no0)); scpu=$(echo "$cpu1 - $cpu0" | bc)
   echo "$1 $2 $ISO neworders_server $no client_cpu_s $ccpu server_cpu_s $scpu client_s_per_1k $(echo "scale=3; $ccpu * 1000 / $no" | bc) server_s_per_1k $(echo "scale=3; $scpu * 1000 / $no" | bc) per_min $(echo "scale=0; $no * 60 / ${DUR%s}" | bc) server_cpu_before_after $cpu0 $cpu1 load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$D/figures.txt"
-  log "$1 round $2 done ($(grep -o '"profile": *"[a-z]*"' $f.json))"
+  log "$1 round $2 done ($(grep -o '"profile": *"[a-z]*"' $f.json), audit $(grep -o '"pass": *[a-z]*' $f.json))"
+  if [ "${CHECK:-1}" = 1 ]; then # clause 3.3.2, all twelve conditions, after the measured window
+    $B tpcc check --expensive "$URL/tpcc?sslmode=disable" > $f.check 2>&1; log "$1 round $2 tpcc check exit $? ($(grep -c PASS $f.check) PASS, $(grep -c FAIL $f.check) FAIL)"
+  fi
 }
 for r in $(seq 1 "$ROUNDS"); do
   ps=($PROFILES)
