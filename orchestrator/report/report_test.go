@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 	"github.com/benchrig/benchrig/tpcc/result"
+	"github.com/benchrig/benchrig/tpcc/result/resulttest"
 )
 
 // fakeRun lays out a finished run of plans/local.yaml: two workload
@@ -46,28 +46,11 @@ func fakeRun(t *testing.T) (string, *plan.Plan, *rundir.State) {
 	// Host k records, every second for 60 s, 1+k New-Orders of 20 ms and
 	// as many Payments of 5 ms: 60*(1+2)=180 New-Orders in all.
 	for k, host := range []string{"load1", "load2"} {
-		var b bytes.Buffer
-		enc := histogram.NewEncoder(&b)
-		for s := 1; s <= 60; s++ {
-			for _, op := range histogram.TPCCNames() {
-				h := histogram.NewHistogram()
-				switch op {
-				case histogram.NewOrder:
-					for range 1 + k {
-						h.RecordValue(int64(20 * time.Millisecond))
-					}
-				case histogram.Payment:
-					for range 1 + k {
-						h.RecordValue(int64(5 * time.Millisecond))
-					}
-				}
-				if err := enc.Encode(histogram.Tick{Name: op, Hist: histogram.Export(h), Elapsed: time.Second, Now: t0.Add(time.Duration(s) * time.Second)}); err != nil {
-					t.Fatal(err)
-				}
-			}
+		hostDir := filepath.Join(dir, "results", host)
+		if err := os.MkdirAll(hostDir, 0o755); err != nil {
+			t.Fatal(err)
 		}
-		hist := filepath.Join(dir, "results", host, fmt.Sprintf("workload%d.histogram.ndjson", k+1))
-		write(t, hist, b.String())
+		hist := resulttest.WriteHostFiles(t, hostDir, k)
 		writeJSON(t, result.ResultFileFor(hist), hostResult(k))
 	}
 	write(t, filepath.Join(dir, "logs", "install", "db1.log"), "== 2026-12-02T12:00:00Z check PostgreSQL programs: pg_ctl --version\npg_ctl (PostgreSQL) 15.18\n")
