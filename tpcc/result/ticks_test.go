@@ -76,7 +76,7 @@ type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
-// TestTickWriterError: a write error reaches the caller (Run stops on it).
+// TestTickWriterError: a write error reaches the caller (tpcc's Run stops on it).
 func TestTickWriterError(t *testing.T) {
 	for _, f := range []result.TickFormat{result.TicksJSONLines, result.TicksCSV} {
 		if err := result.NewTickWriter(failWriter{}, f).Write(resulttest.FixedTicks(t)[0]); err == nil {
