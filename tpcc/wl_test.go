@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/benchrig/benchrig/tpcc/pgtest"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // TestWorkloadConstants pins workload's NURand constants for its default
@@ -364,7 +365,7 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 	t.Run("ramp", func(t *testing.T) {
 		var out, ticks bytes.Buffer
 		cfg := RunConfig{URLs: []string{url}, Warehouses: 2, Wait: 0.01, Ramp: 6 * time.Second, Duration: 3 * time.Second,
-			Seed: 3, Profile: ProfileWorkload, Out: &out, Ticks: NewTickWriter(&ticks, TicksJSONLines)}
+			Seed: 3, Profile: ProfileWorkload, Out: &out, Ticks: result.NewTickWriter(&ticks, result.TicksJSONLines)}
 		res, err := Run(context.Background(), cfg)
 		t.Logf("output:\n%s", out.String())
 		if err != nil {
@@ -401,7 +402,7 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 			if err := json.Unmarshal(sc.Bytes(), &tk); err != nil {
 				t.Fatal(err)
 			}
-			if tk.Kind == "tpmc" && tk.Phase == string(PhaseRamp) {
+			if tk.Kind == "tpmc" && tk.Phase == string(result.PhaseRamp) {
 				ramp = append(ramp, tk)
 			}
 		}
