@@ -11,8 +11,9 @@ runs = {}
 for line in open('runs.txt'):
     f = line.split()
     name, hz = f[0], float(f[2])
-    s = [float(x) for x in f[4:8]]
-    e = [float(x) for x in f[9:13]]
+    # NA: the tool had exited before the sample (its client CPU is unknown).
+    s = [float('nan') if x == 'NA' else float(x) for x in f[4:8]]
+    e = [float('nan') if x == 'NA' else float(x) for x in f[9:13]]
     secs = e[0] - s[0]
     no = e[1] - s[1]
     tool = name.rsplit('-', 1)[0]
@@ -33,12 +34,13 @@ for tool in sorted(runs):
         print('| %s | %.0f | %.1f | %.3f | %.3f | %s | %s |' % (
             r['name'], r['nopm'], r['secs'], r['client'], r['server'], r['load'], r['own']))
 print()
-med = {t: {k: statistics.median(r[k] for r in rs) for k in ('nopm', 'client', 'server')} for t, rs in runs.items()}
+med = {t: {k: statistics.median([r[k] for r in rs if r[k] == r[k]] or [float('nan')]) for k in ('nopm', 'client', 'server')} for t, rs in runs.items()}
 print('| tool | New-Orders/min (range) | client CPU s/1k NO | server CPU s/1k NO | vs HammerDB (medians): NOPM / client / server |')
 print('|---|---|---|---|---|')
 for tool in sorted(runs):
     rs = runs[tool]
-    rng = lambda k, fmt: '-'.join(fmt % v for v in sorted({min(r[k] for r in rs), max(r[k] for r in rs)}))
+    vals = lambda k: [r[k] for r in rs if r[k] == r[k]] or [float('nan')]
+    rng = lambda k, fmt: '-'.join(fmt % v for v in sorted({min(vals(k)), max(vals(k))}))
     ratio = ''
     if tool != 'hdb' and 'hdb' in med:
         h, m = med['hdb'], med[tool]

@@ -15,7 +15,8 @@
 # CPU is the postmaster's utime+stime+cutime+cstime plus its live children's
 # utime+stime. The window opens when HammerDB prints "Rampup complete" (its
 # own first count) or at benchrig's first "run" tick, and closes MEASURE s
-# later (HammerDB: at its "Test complete" line). The load phase is each
+# later (HammerDB: at its "Test complete" line; benchrig runs 30 s longer
+# than its window, so that it is still running when the window closes). The load phase is each
 # tool's wall and user+sys from /usr/bin/time. analyze-hammerdb.py prints
 # the table.
 #
@@ -89,14 +90,17 @@ brload "br_$P1" "$B1" "${INIT_ARGS:-}"
 $P -c checkpoint
 
 fresh() { $P -c "drop database if exists $1" -c "create database $1 template $2" -c checkpoint; }
-# sample DB PID: epoch New-Orders client-ticks server-ticks
+# sample DB PID: epoch New-Orders client-ticks server-ticks. The /proc
+# reads come first, the query (a new connection, slow at a high load
+# average) last; the instant is the query's.
 sample() {
-  local pm no cl sv
+  local pm no cl sv t
   pm=$(head -1 "$D/pg/postmaster.pid")
-  no=$(psql -h 127.0.0.1 -p "$PORT" -U postgres -d "$1" -tAc "select sum(d_next_o_id) from district")
   cl=$(awk '{print $14+$15}' "/proc/$2/stat" 2>/dev/null || echo NA)
   sv=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v pm="$pm" '$1==pm{s+=$14+$15+$16+$17} $4==pm{s+=$14+$15} END{print s}')
-  echo "$(date +%s.%N) $no $cl $sv"
+  t=$(date +%s.%N)
+  no=$(psql -h 127.0.0.1 -p "$PORT" -U postgres -d "$1" -tAc "select sum(d_next_o_id) from district")
+  echo "$t $no $cl $sv"
 }
 waitfor() { # file pattern pid timeout-s
   local i=0
@@ -116,8 +120,8 @@ run_hdb() { # round
   { hdbconf hdb
     echo "diset tpcc pg_driver timed"
     echo "diset tpcc pg_keyandthink false"
-    echo "diset tpcc pg_rampup $(python3 -c "print($RAMP/60)")"
-    echo "diset tpcc pg_duration $(python3 -c "print($MEASURE/60)")"
+    echo "diset tpcc pg_rampup $(python3 -c "print('%g' % ($RAMP/60))")"
+    echo "diset tpcc pg_duration $(python3 -c "print('%g' % ($MEASURE/60))")"
     echo loadscript; echo "vuset vu $VU"; echo vucreate; echo vurun; echo _waittocomplete; echo vudestroy; echo exit; } > $n.tcl
   ( hdb "$D/$n.tcl" ) > $n.out 2>&1 &
   pid=$!
@@ -131,7 +135,7 @@ run_br() { # label binary profile round
   local n=$1-$4 pid s e
   fresh br "$1_base"
   "$2" tpcc run --warehouses $W --wait=false --workers $VU --isolation read-committed --profile "$3" \
-    --ramp "${RAMP}s" --duration "$((MEASURE+5))s" --tolerate-errors --result $n.json --ticks $n.ticks.jsonl "$(url br)" > $n.out 2>&1 &
+    --ramp "${RAMP}s" --duration "$((MEASURE+30))s" --tolerate-errors --result $n.json --ticks $n.ticks.jsonl "$(url br)" > $n.out 2>&1 &
   pid=$!
   if waitfor $n.ticks.jsonl '"phase":"run"' $pid $((RAMP+120)); then
     s=$(sample br $pid); sleep "$MEASURE"; e=$(sample br $pid); record $n br $pid "$s" "$e"
