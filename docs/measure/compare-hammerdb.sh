@@ -26,7 +26,8 @@
 #   python3 docs/measure/analyze-hammerdb.py /tmp/hdbcmp
 # Environment: PROFILE (benchrig's --profile, default pipelined); a second
 # benchrig variant in the same interleaved session with BENCHRIG2 and
-# PROFILE2; INIT_ARGS / INIT_ARGS2 extra `tpcc init` flags; ROUNDS (2);
+# PROFILE2; INIT_ARGS / INIT_ARGS2 extra `tpcc init` flags; ROUNDS (2),
+# FIRST_ROUND (1);
 # RAMP and MEASURE in seconds (60 / 60; HammerDB takes minutes in steps of
 # 6 s, so use multiples of 6, e.g. RAMP=30 MEASURE=30 for a trial);
 # HDB_BUILD_VU (HammerDB's load virtual users, default 4, one per
@@ -142,7 +143,10 @@ run_br() { # label binary profile round
   fi
   wait $pid; log "$1" "$4"
 }
-for r in $(seq 1 "$ROUNDS"); do
+# FIRST_ROUND: a later session on the same DIR reuses the loaded databases
+# and numbers its rounds on (FIRST_ROUND=3 after two).
+F=${FIRST_ROUND:-1}
+for r in $(seq "$F" $((F + ROUNDS - 1))); do
   order="hdb b1 b2"; [ $((r%2)) = 0 ] && order="b2 b1 hdb"
   for t in $order; do
     case $t in
