@@ -75,7 +75,6 @@ func newWorker(rng *Rand, c Constants, warehouses int, rp RetryPolicy, rw, ro pg
 	return &worker{
 		rng: rng, constants: c, warehouses: warehouses, retryPolicy: rp.normalize(),
 		rwBegin: beginSQL(rw), roBegin: beginSQL(ro), stockSQL: noStockSQL(), cnt: cnt,
-		no: newOrderScratch{stock: make(map[[2]int32]stockRow, 16)},
 	}
 }
 
@@ -287,7 +286,7 @@ func (w *worker) prepare(ctx context.Context, c *pgx.Conn) error {
 // statements are the statements the five pipelined transactions send.
 func (w *worker) statements() []string {
 	s := []string{w.rwBegin, w.roBegin, "COMMIT", "ROLLBACK",
-		noDistrictSQL, noCustomerSQL, noItemSQL, noOrderSQL, noNewOrderSQL, noStockUpdateSQL, noOrderLineSQL,
+		noDistrictSQL, noCustomerSQL, noItemSQL, noStockUpdateSQL, noOrderSQL,
 		payWarehouseDistrictSQL, payCustomerSQL, payCustomerByNameSQL,
 		osByNameSQL, osCustomerSQL, osOrderSQL, osLinesSQL,
 		delOldestSQL, delNewOrderSQL, delOrderSQL, delLinesSQL, delCustomerSQL,
