@@ -99,13 +99,16 @@ SELECT * FROM c`
 	// C_LAST ordered by C_FIRST; the one at position ceil(n/2) is used,
 	// i.e. offset (n-1)/2. The database chooses it inside the customer's
 	// UPDATE, so a Payment by name costs one round trip like one by
-	// C_ID, not a SELECT's round trip more: that round trip sat between
-	// the snapshot and the warehouse row's lock and, at repeatable read,
-	// made most Payments by name lose the first-updater-wins race on
-	// W_YTD (issue 30: 9,800 retries per 25,800 Payments).
-	payCustomerByNameSQL = payCustomerSQLHead + `(SELECT c_id FROM customer
-WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first
-OFFSET (SELECT (count(*) - 1) / 2 FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3) LIMIT 1)` + payCustomerSQLTail
+	// C_ID, not a SELECT's round trip more (issue 30: round trips are
+	// most of the client's CPU), and no client turn sits between the
+	// snapshot and the warehouse row's lock.
+	payCustomerByNameSQL = payCustomerSQLHead + customerByNameExpr + payCustomerSQLTail
+	// The customer of warehouse $1, district $2 chosen by last name $3
+	// (clauses 2.5.2.2 and 2.6.2.2): of those with C_LAST = $3 ordered by
+	// C_FIRST, the one at position ceil(n/2), i.e. offset (n-1)/2; none
+	// when nobody has the name.
+	customerByNameExpr = `(SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first
+OFFSET (SELECT (count(*) - 1) / 2 FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3) LIMIT 1)`
 )
 
 // payment runs clause 2.5.2.

@@ -288,7 +288,7 @@ func (w *worker) statements() []string {
 	s := []string{w.rwBegin, w.roBegin, "COMMIT", "ROLLBACK",
 		noDistrictSQL, noCustomerSQL, noItemSQL, noStockUpdateSQL, noOrderSQL,
 		payWarehouseDistrictSQL, payCustomerSQL, payCustomerByNameSQL,
-		osByNameSQL, osCustomerSQL, osOrderSQL, osLinesSQL,
+		osCustomerSQL, osCustomerByNameSQL, osOrderLinesSQL, osOrderLinesByNameSQL,
 		delOldestSQL, delNewOrderSQL, delOrderSQL, delLinesSQL, delCustomerSQL,
 		stockLevelSQL}
 	s = append(s, w.stockSQL[1:]...)

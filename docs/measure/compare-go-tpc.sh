@@ -29,7 +29,7 @@ if [ ! -d $D/pg ]; then mkdir -p $D/pg; chown benchrig $D/pg; chmod 700 $D/pg
 fi
 P="psql -q -h 127.0.0.1 -p $PORT -U postgres -d postgres"
 start() { runuser -u benchrig -- $PG/pg_ctl -D $D/pg -l $D/pg.log -o "-p $PORT -c shared_buffers=256MB -c max_connections=100 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$D" -w start >/dev/null; }
-start || exit 1
+runuser -u benchrig -- $PG/pg_ctl -D $D/pg status >/dev/null || start || exit 1 # a rerun reuses a running server
 if ! $P -tAc "select 1 from pg_database where datname='tpcc_base'" | grep -q 1; then
   log loading
   $B tpcc init --warehouses 4 "postgres://postgres@127.0.0.1:$PORT/tpcc_base?sslmode=disable" || exit 1
