@@ -220,16 +220,16 @@ func (w *worker) fnNewOrder(ctx context.Context, db connPool, home warehouseDist
 	s := &w.no
 	in := &s.in
 	w.drawNewOrder(in, home)
-	s.lineI, s.lineSW, s.lineQty = s.lineI[:0], s.lineSW[:0], s.lineQty[:0]
+	s.itemI, s.supplyW, s.qty = s.itemI[:0], s.supplyW[:0], s.qty[:0]
 	for _, l := range in.lines {
-		s.lineI = append(s.lineI, l.itemID)
-		s.lineSW = append(s.lineSW, l.supplyWID)
-		s.lineQty = append(s.lineQty, l.quantity)
+		s.itemI = append(s.itemI, l.itemID)
+		s.supplyW = append(s.supplyW, l.supplyWID)
+		s.qty = append(s.qty, l.quantity)
 	}
 	retries, err := w.fnCall(ctx, db, func(c *pgx.Conn) error {
 		var oID int32
 		var total float64
-		err := c.QueryRow(ctx, fnNewOrderSQL, in.wID, in.dID, in.cID, s.lineI, s.lineSW, s.lineQty).Scan(&oID, &total)
+		err := c.QueryRow(ctx, fnNewOrderSQL, in.wID, in.dID, in.cID, s.itemI, s.supplyW, s.qty).Scan(&oID, &total)
 		if sqlState(err) == fnRollbackState {
 			if in.rollback {
 				return errNewOrderRollback

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // newOrderLine is one line's input (clause 2.4.1.5).
@@ -70,15 +71,24 @@ func (w *worker) drawNewOrder(in *newOrderInput, home warehouseDistrict) {
 // errNewOrderRollback is the expected 1% rollback of clause 2.4.2.3.
 var errNewOrderRollback = errors.New("new-order: unused item id, rolled back")
 
-// The statements of New-Order's profile (clause 2.4.2.2), batched into
-// two round trips. Locks are taken in a fixed order — the district row,
-// then stock rows sorted by (s_w_id, s_i_id) — so concurrent New-Orders
-// never deadlock. Clause 2.4.2.2 gives the profile's steps, and the
-// order lines keep their OL_NUMBER (the n-th input line is line n), so
-// only the order in which stock rows are locked changes; the spec's
-// profile fixes results, not the locking order (research/tpcc.md's
-// reading of §2.4.2.2; CockroachDB's driver sorts its items the
-// same way).
+// The statements of New-Order's profile (clause 2.4.2.2), sent in one
+// round trip. Locks are taken in a fixed order — the district row, then
+// stock rows sorted by (s_w_id, s_i_id) — so concurrent New-Orders never
+// deadlock. Clause 2.4.2.2 gives the profile's steps, and the order
+// lines keep their OL_NUMBER (the n-th input line is line n), so only the
+// order in which stock rows are locked changes; the spec's profile fixes
+// results, not the locking order (research/tpcc.md's reading of
+// §2.4.2.2; CockroachDB's driver sorts its items the same way).
+//
+// Nothing the client computes feeds a later statement: the new
+// S_QUANTITY is computed by the UPDATE from the row it locked, and the
+// ORDER, NEW-ORDER and ORDER-LINE rows take O_ID from the district row
+// this transaction incremented, OL_AMOUNT from the item and OL_DIST_INFO
+// from the stock row. So the transaction is one batch, BEGIN to COMMIT,
+// and the district row is locked by the first statement, as the snapshot
+// is taken: at repeatable read a New-Order that loses the race for
+// D_NEXT_O_ID fails there, before doing the rest (issue 30; with two
+// round trips the client's turn sat inside the district lock).
 //
 // The district row is incremented by an upsert on its primary key, for
 // the reason payment.go gives (issue 22): a sequential scan of the
@@ -97,20 +107,36 @@ WHERE w_id = $1 AND c_w_id = w_id AND c_d_id = $2 AND c_id = $3`
 	noStockSQLFmt = `SELECT s_i_id, s_w_id, s_quantity, s_data, s_dist_%02d FROM stock
 WHERE (s_w_id, s_i_id) IN (SELECT * FROM unnest($1::INT[], $2::INT[]))
 ORDER BY s_w_id, s_i_id FOR UPDATE`
-	noOrderSQL = `INSERT INTO "order" (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)
-VALUES ($1, $2, $3, $4, now(), $5, $6)`
-	noNewOrderSQL    = `INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3)`
-	noStockUpdateSQL = `UPDATE stock SET s_quantity = u.q, s_ytd = s_ytd + u.qty,
-s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + u.r
-FROM unnest($1::INT[], $2::INT[], $3::INT[], $4::INT[], $5::INT[]) AS u(w, i, q, qty, r)
+	// Clause 2.4.2.2: S_QUANTITY − OL_QUANTITY if that leaves at least
+	// 10, else 91 is added; computed from the row the previous
+	// statement locked.
+	noStockUpdateSQL = `UPDATE stock SET s_quantity = CASE WHEN s_quantity >= u.qty + 10
+THEN s_quantity - u.qty ELSE s_quantity - u.qty + 91 END,
+s_ytd = s_ytd + u.qty, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + u.r
+FROM unnest($1::INT[], $2::INT[], $3::INT[], $4::INT[]) AS u(w, i, qty, r)
 WHERE s_w_id = u.w AND s_i_id = u.i`
-	// ol_amount = ol_quantity × i_price, computed by the database in exact
-	// NUMERIC (clause 2.4.2.2).
-	noOrderLineSQL = `INSERT INTO order_line
+	// The ORDER, NEW-ORDER and ORDER-LINE rows, O_ID being the
+	// district's D_NEXT_O_ID before this transaction's increment (the
+	// row is this transaction's own write, locked by it). ol_amount =
+	// ol_quantity × i_price, computed by the database in exact NUMERIC;
+	// OL_DIST_INFO is S_DIST_xx for D_ID (clause 2.4.2.2). A line whose
+	// item is not found (the unused id of clause 2.4.1.4) gets a NULL
+	// OL_I_ID, which the NOT NULL column refuses: the statement fails,
+	// the COMMIT after it is skipped, and the transaction is rolled back
+	// (clause 2.4.2.3).
+	noOrderSQL = `WITH d AS (SELECT d_next_o_id - 1 AS o_id FROM district WHERE d_w_id = $1 AND d_id = $2),
+o AS (INSERT INTO "order" (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)
+SELECT o_id, $2, $1, $3, now(), $4, $5 FROM d),
+n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT o_id, $2, $1 FROM d)
+INSERT INTO order_line
 (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
-SELECT $1::INT, $2::INT, $3::INT, u.n, u.i, u.sw, u.qty, u.qty * it.i_price, u.dist
-FROM unnest($4::INT[], $5::INT[], $6::INT[], $7::INT[], $8::TEXT[]) AS u(n, i, sw, qty, dist)
-JOIN item AS it ON it.i_id = u.i`
+SELECT d.o_id, $2::INT, $1::INT, u.n, s.s_i_id, u.sw, u.qty, u.qty * it.i_price,
+CASE $2::INT WHEN 1 THEN s.s_dist_01 WHEN 2 THEN s.s_dist_02 WHEN 3 THEN s.s_dist_03 WHEN 4 THEN s.s_dist_04
+WHEN 5 THEN s.s_dist_05 WHEN 6 THEN s.s_dist_06 WHEN 7 THEN s.s_dist_07 WHEN 8 THEN s.s_dist_08
+WHEN 9 THEN s.s_dist_09 WHEN 10 THEN s.s_dist_10 END
+FROM d, unnest($6::INT[], $7::INT[], $8::INT[], $9::INT[]) AS u(n, i, sw, qty)
+LEFT JOIN item AS it ON it.i_id = u.i
+LEFT JOIN stock AS s ON s.s_w_id = u.sw AND s.s_i_id = it.i_id`
 )
 
 // noStockSQL holds the stock query per district: S_DIST_xx is selected by
@@ -126,18 +152,9 @@ func noStockSQL() [11]string {
 // newOrderScratch is reused across a worker's New-Orders to keep the run
 // phase allocation-light.
 type newOrderScratch struct {
-	in                             newOrderInput
-	stockW, stockI                 []int32
-	updW, updI, updQ, updQty, updR []int32
-	lineN, lineI, lineSW, lineQty  []int32
-	lineDist                       []string
-	stock                          map[[2]int32]stockRow
-}
-
-type stockRow struct {
-	quantity int32
-	dist     string
-	data     string
+	in newOrderInput
+	// The lines' columns, the statements' array arguments.
+	supplyW, itemI, qty, remote, lineN []int32
 }
 
 // newOrder runs clause 2.4.2. It returns errNewOrderRollback for the 1%
@@ -146,13 +163,25 @@ func (w *worker) newOrder(ctx context.Context, db connPool, home warehouseDistri
 	s := &w.no
 	in := &s.in
 	w.drawNewOrder(in, home)
-	s.stockW, s.stockI = s.stockW[:0], s.stockI[:0]
-	for _, l := range in.lines {
-		s.stockW = append(s.stockW, l.supplyWID)
-		s.stockI = append(s.stockI, l.itemID)
+	// The statements' arrays, drawn once: a retried attempt sends the
+	// same.
+	s.supplyW, s.itemI, s.qty, s.remote, s.lineN = s.supplyW[:0], s.itemI[:0], s.qty[:0], s.remote[:0], s.lineN[:0]
+	for n, l := range in.lines {
+		var remote int32
+		if l.supplyWID != in.wID {
+			remote = 1
+		}
+		s.supplyW = append(s.supplyW, l.supplyWID)
+		s.itemI = append(s.itemI, l.itemID)
+		s.qty = append(s.qty, l.quantity)
+		s.remote = append(s.remote, remote)
+		s.lineN = append(s.lineN, int32(n+1))
 	}
-	items := s.stockI
 	stockSQL := w.stockSQL[in.dID]
+	allLocal := 0
+	if in.allLocal {
+		allLocal = 1
+	}
 
 	retries, err = w.inPipe(ctx, db, w.rwBegin, func(tx *pipeTx) error {
 		var b pgx.Batch
@@ -166,8 +195,8 @@ func (w *worker) newOrder(ctx context.Context, db connPool, home warehouseDistri
 			return row.Scan(&cDiscount, &cLast, &cCredit, &wTax)
 		})
 		prices, priceIDs := w.prices[:0], w.priceIDs[:0]
-		found := 0
-		b.Queue(noItemSQL, items).Query(func(rows pgx.Rows) error {
+		found, stocked := 0, 0
+		b.Queue(noItemSQL, s.itemI).Query(func(rows pgx.Rows) error {
 			var id int32
 			var price float64
 			var name, data string
@@ -179,69 +208,42 @@ func (w *worker) newOrder(ctx context.Context, db connPool, home warehouseDistri
 			})
 			return err
 		})
-		clear(s.stock)
-		b.Queue(stockSQL, s.stockW, s.stockI).Query(func(rows pgx.Rows) error {
+		b.Queue(stockSQL, s.supplyW, s.itemI).Query(func(rows pgx.Rows) error {
+			// S_QUANTITY, S_DATA and S_DIST_xx are the terminal's to
+			// display (clause 2.4.3.3); the database used them already.
 			var i, sw, q int32
 			var data, dist string
 			_, err := pgx.ForEachRow(rows, []any{&i, &sw, &q, &data, &dist}, func() error {
-				s.stock[[2]int32{sw, i}] = stockRow{quantity: q, dist: dist, data: data}
+				stocked++
 				return nil
 			})
 			return err
 		})
-		if err := tx.send(ctx, &b, false); err != nil {
-			return fmt.Errorf("district/customer/item/stock: %w", err)
-		}
+		b.Queue(noStockUpdateSQL, s.supplyW, s.itemI, s.qty, s.remote)
+		b.Queue(noOrderSQL, in.wID, in.dID, in.cID, len(in.lines), allLocal, s.lineN, s.itemI, s.supplyW, s.qty).Exec(func(ct pgconn.CommandTag) error {
+			if n := ct.RowsAffected(); n != int64(len(in.lines)) {
+				return fmt.Errorf("%d order lines inserted, want %d", n, len(in.lines))
+			}
+			return nil
+		})
+		err := tx.send(ctx, &b, true)
 		w.prices, w.priceIDs = prices, priceIDs
-		if found < len(in.lines) {
-			// Clause 2.4.2.3: the unused item is "not found"; the
-			// transaction is rolled back. Only the rollback input can
-			// miss: every other id is in 1..100000.
-			if in.rollback {
+		if err != nil {
+			// Clause 2.4.2.3: the unused item is "not found"; its order
+			// line's NULL OL_I_ID failed the statement (not_null_violation)
+			// and the transaction is rolled back. Only the rollback input
+			// can miss: every other id is in 1..100000.
+			var pg *pgconn.PgError
+			if in.rollback && found == len(in.lines)-1 && errors.As(err, &pg) && pg.Code == "23502" {
 				return errNewOrderRollback
 			}
-			return fmt.Errorf("%d of %d items not found (is the item table loaded?)", len(in.lines)-found, len(in.lines))
-		}
-
-		s.updW, s.updI, s.updQ, s.updQty, s.updR = s.updW[:0], s.updI[:0], s.updQ[:0], s.updQty[:0], s.updR[:0]
-		s.lineN, s.lineI, s.lineSW, s.lineQty, s.lineDist = s.lineN[:0], s.lineI[:0], s.lineSW[:0], s.lineQty[:0], s.lineDist[:0]
-		for n, l := range in.lines {
-			st, ok := s.stock[[2]int32{l.supplyWID, l.itemID}]
-			if !ok {
-				return fmt.Errorf("stock row (w %d, item %d) not found", l.supplyWID, l.itemID)
+			if found > 0 && found < len(in.lines) && !in.rollback {
+				return fmt.Errorf("%d of %d items not found (is the item table loaded?): %w", len(in.lines)-found, len(in.lines), err)
 			}
-			// Clause 2.4.2.2: S_QUANTITY − OL_QUANTITY if that leaves at
-			// least 10, else 91 is added.
-			q := st.quantity - l.quantity
-			if st.quantity < l.quantity+10 {
-				q += 91
-			}
-			var remote int32
-			if l.supplyWID != in.wID {
-				remote = 1
-			}
-			s.updW = append(s.updW, l.supplyWID)
-			s.updI = append(s.updI, l.itemID)
-			s.updQ = append(s.updQ, q)
-			s.updQty = append(s.updQty, l.quantity)
-			s.updR = append(s.updR, remote)
-			s.lineN = append(s.lineN, int32(n+1))
-			s.lineI = append(s.lineI, l.itemID)
-			s.lineSW = append(s.lineSW, l.supplyWID)
-			s.lineQty = append(s.lineQty, l.quantity)
-			s.lineDist = append(s.lineDist, st.dist)
+			return fmt.Errorf("order %d: %w", oID, err)
 		}
-		allLocal := 0
-		if in.allLocal {
-			allLocal = 1
-		}
-		var b2 pgx.Batch
-		b2.Queue(noOrderSQL, oID, in.dID, in.wID, in.cID, len(in.lines), allLocal)
-		b2.Queue(noNewOrderSQL, oID, in.dID, in.wID)
-		b2.Queue(noStockUpdateSQL, s.updW, s.updI, s.updQ, s.updQty, s.updR)
-		b2.Queue(noOrderLineSQL, oID, in.dID, in.wID, s.lineN, s.lineI, s.lineSW, s.lineQty, s.lineDist)
-		if err := tx.send(ctx, &b2, true); err != nil {
-			return fmt.Errorf("insert order %d: %w", oID, err)
+		if found < len(in.lines) || stocked < len(in.lines) {
+			return fmt.Errorf("%d items and %d stock rows found for %d lines", found, stocked, len(in.lines))
 		}
 		// The terminal's output (clause 2.4.3.3) includes the total:
 		// Σ OL_AMOUNT × (1 − C_DISCOUNT) × (1 + W_TAX + D_TAX). It is

@@ -10,16 +10,26 @@ import (
 )
 
 // Order-Status's profile (clause 2.6.2.2): read-only, always the home
-// warehouse (clause 2.6.1.1).
+// warehouse (clause 2.6.1.1), one round trip: the customer, by C_ID or
+// by last name (the one at position ceil(n/2) by C_FIRST, i.e. offset
+// (n-1)/2, chosen by the database), then the customer's most recent
+// order (the largest O_ID) with its lines in one statement, so that the
+// order and its lines come from one snapshot at any isolation level.
+// The by-name choice is made again by the second statement: C_LAST and
+// C_FIRST never change, so both find the same customer.
 const (
-	osByNameSQL   = `SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first`
-	osCustomerSQL = `SELECT c_balance, c_first, c_middle, c_last FROM customer
-WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3`
-	// The customer's most recent order: the largest O_ID.
-	osOrderSQL = `SELECT o_id, o_entry_d, o_carrier_id FROM "order"
-WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3 ORDER BY o_id DESC LIMIT 1`
-	osLinesSQL = `SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line
-WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3`
+	osCustomerHead = `SELECT c_id, c_balance, c_first, c_middle, c_last FROM customer
+WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = `
+	osCustomerSQL       = osCustomerHead + `$3`
+	osCustomerByNameSQL = osCustomerHead + customerByNameExpr
+	osOrderLinesHead    = `SELECT o.o_id, o.o_entry_d, o.o_carrier_id,
+ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount, ol.ol_delivery_d
+FROM (SELECT o_id, o_entry_d, o_carrier_id FROM "order"
+WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = `
+	osOrderLinesTail = ` ORDER BY o_id DESC LIMIT 1) AS o
+LEFT JOIN order_line AS ol ON ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id`
+	osOrderLinesSQL       = osOrderLinesHead + `$3` + osOrderLinesTail
+	osOrderLinesByNameSQL = osOrderLinesHead + customerByNameExpr + osOrderLinesTail
 )
 
 // orderStatusInput is drawn once per transaction (clause 2.6.1).
@@ -40,64 +50,42 @@ func (w *worker) drawOrderStatus(home warehouseDistrict) orderStatusInput {
 	return in
 }
 
-// orderStatus runs clause 2.6.2 in a read-only transaction, so that the
-// customer, order and lines come from one snapshot: 2 round trips by
-// C_ID, 3 by last name.
+// orderStatus runs clause 2.6.2 in a read-only transaction.
 func (w *worker) orderStatus(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
 	in := w.drawOrderStatus(home)
-	wID, dID, cID, cLast, byName := in.wID, in.dID, in.cID, in.cLast, in.cLast != ""
+	wID, dID := in.wID, in.dID
+	var customer any = in.cID
+	customerSQL, linesSQL := osCustomerSQL, osOrderLinesSQL
+	byName := in.cLast != ""
+	if byName {
+		customer = in.cLast
+		customerSQL, linesSQL = osCustomerByNameSQL, osOrderLinesByNameSQL
+	}
 	retries, err = w.inPipe(ctx, db, w.roBegin, func(tx *pipeTx) error {
-		id := cID
-		if byName {
-			var b0 pgx.Batch
-			ids := w.ids[:0]
-			b0.Queue(osByNameSQL, wID, dID, cLast).Query(func(rows pgx.Rows) error {
-				var id int32
-				_, err := pgx.ForEachRow(rows, []any{&id}, func() error { ids = append(ids, id); return nil })
-				return err
-			})
-			if err := tx.send(ctx, &b0, false); err != nil {
-				return fmt.Errorf("customers named %s: %w", cLast, err)
-			}
-			w.ids = ids
-			if len(ids) == 0 {
-				return fmt.Errorf("no customer named %s", cLast)
-			}
-			id = ids[(len(ids)-1)/2] // position ceil(n/2), clause 2.6.2.2
-		}
+		var id int32
 		var balance float64
 		var first, middle, last string
-		var oID int32
-		var entry time.Time
-		var carrier *int32
-		hasOrder := true
 		var b pgx.Batch
-		b.Queue(osCustomerSQL, wID, dID, id).QueryRow(func(row pgx.Row) error {
-			return row.Scan(&balance, &first, &middle, &last)
-		})
-		b.Queue(osOrderSQL, wID, dID, id).QueryRow(func(row pgx.Row) error {
-			err := row.Scan(&oID, &entry, &carrier)
+		b.Queue(customerSQL, wID, dID, customer).QueryRow(func(row pgx.Row) error {
+			err := row.Scan(&id, &balance, &first, &middle, &last)
 			if errors.Is(err, pgx.ErrNoRows) {
-				hasOrder = false // a customer may have no order yet
-				return nil
+				return fmt.Errorf("no customer %v", customer)
 			}
 			return err
 		})
-		if err := tx.send(ctx, &b, false); err != nil {
-			return fmt.Errorf("customer %d and last order: %w", id, err)
-		}
-		var b2 pgx.Batch
-		if hasOrder {
-			b2.Queue(osLinesSQL, wID, dID, oID).Query(func(rows pgx.Rows) error {
-				var item, supply, qty int32
-				var amount float64
-				var delivered *time.Time
-				_, err := pgx.ForEachRow(rows, []any{&item, &supply, &qty, &amount, &delivered}, func() error { return nil })
-				return err
-			})
-		}
-		if err := tx.send(ctx, &b2, true); err != nil {
-			return fmt.Errorf("lines of order %d: %w", oID, err)
+		b.Queue(linesSQL, wID, dID, customer).Query(func(rows pgx.Rows) error {
+			// No row: the customer has no order yet. An order's lines
+			// are its rows (one with NULL line columns if it has none).
+			var oID int32
+			var entry time.Time
+			var carrier, item, supply, qty *int32
+			var amount *float64
+			var delivered *time.Time
+			_, err := pgx.ForEachRow(rows, []any{&oID, &entry, &carrier, &item, &supply, &qty, &amount, &delivered}, func() error { return nil })
+			return err
+		})
+		if err := tx.send(ctx, &b, true); err != nil {
+			return fmt.Errorf("customer %v, last order and lines: %w", customer, err)
 		}
 		return nil
 	})

@@ -75,7 +75,6 @@ func newWorker(rng *Rand, c Constants, warehouses int, rp RetryPolicy, rw, ro pg
 	return &worker{
 		rng: rng, constants: c, warehouses: warehouses, retryPolicy: rp.normalize(),
 		rwBegin: beginSQL(rw), roBegin: beginSQL(ro), stockSQL: noStockSQL(), cnt: cnt,
-		no: newOrderScratch{stock: make(map[[2]int32]stockRow, 16)},
 	}
 }
 
@@ -131,6 +130,9 @@ type pipeTx struct {
 	begin string
 	setup string // sent after BEGIN when not empty (indexPlansSQL)
 	open  bool   // BEGIN sent, COMMIT not yet acknowledged
+	// rollback: the connection is in the previous attempt's aborted
+	// transaction; the first batch ends it before its BEGIN.
+	rollback bool
 }
 
 // indexPlansSQL is sent after BEGIN by the read-write transactions of a
@@ -156,7 +158,11 @@ const indexPlansSQL = `SET LOCAL enable_seqscan = off`
 // needed, and committing after b when commit is set.
 func (p *pipeTx) send(ctx context.Context, b *pgx.Batch, commit bool) error {
 	var nb pgx.Batch
-	nb.QueuedQueries = make([]*pgx.QueuedQuery, 0, len(b.QueuedQueries)+2)
+	nb.QueuedQueries = make([]*pgx.QueuedQuery, 0, len(b.QueuedQueries)+4)
+	if p.rollback {
+		nb.Queue("ROLLBACK")
+		p.rollback = false
+	}
 	if !p.open {
 		nb.Queue(p.begin)
 		if p.setup != "" {
@@ -182,33 +188,65 @@ func (p *pipeTx) send(ctx context.Context, b *pgx.Batch, commit bool) error {
 // inPipe runs fn in a pipelined transaction on a pooled connection,
 // retrying serialization failures. fn must end with a committing send or
 // return an error, which rolls back.
+//
+// A transaction that fails with a serialization failure or a deadlock on
+// its first attempt is retried at once (retry.go), so its connection is
+// kept, still in the aborted transaction, and the retry's first batch
+// carries the ROLLBACK ahead of its BEGIN: the retry costs no round trip
+// of its own for the ROLLBACK (issue 30: at repeatable read one
+// transaction in five was retried). A retry after a backoff sleeps
+// without a connection, so a later failure rolls back at once.
 func (w *worker) inPipe(ctx context.Context, db connPool, begin string, fn func(*pipeTx) error) (int, error) {
-	return w.retry(ctx, func() error {
-		c, release, err := db.acquire(ctx)
-		if err != nil {
-			return fmt.Errorf("acquire connection: %w", err)
+	var held *pgx.Conn // in an aborted transaction, for the immediate retry
+	var heldRelease func()
+	attempts := 0
+	retries, err := w.retry(ctx, func() error {
+		attempts++
+		c, release, rollback := held, heldRelease, held != nil
+		held, heldRelease = nil, nil
+		if c == nil {
+			var err error
+			if c, release, err = db.acquire(ctx); err != nil {
+				return fmt.Errorf("acquire connection: %w", err)
+			}
+			if err := w.prepare(ctx, c); err != nil {
+				release()
+				return err
+			}
 		}
-		defer release()
-		if err := w.prepare(ctx, c); err != nil {
-			return err
-		}
-		p := &pipeTx{conn: c, begin: begin}
+		p := &pipeTx{conn: c, begin: begin, rollback: rollback}
 		if w.indexPlans && begin == w.rwBegin {
 			p.setup = indexPlansSQL
 		}
-		err = fn(p)
+		err := fn(p)
 		if err == nil && p.open {
 			err = errors.New("transaction not committed")
 		}
 		if err != nil && p.open {
-			if _, rerr := c.Exec(ctx, "ROLLBACK"); rerr != nil {
-				// The connection's state is unknown: do not return it
-				// to the pool.
-				_ = c.Close(context.Background())
+			if attempts == 1 && Retryable(err) && !w.retryPolicy.None && !c.IsClosed() {
+				held, heldRelease = c, release
+				return err
 			}
+			rollbackNow(ctx, c)
 		}
+		release()
 		return err
 	})
+	if held != nil {
+		// retry gave up before the immediate retry (its budget or the
+		// run's context).
+		rollbackNow(ctx, held)
+		heldRelease()
+	}
+	return retries, err
+}
+
+// rollbackNow ends c's open transaction; a connection whose ROLLBACK
+// fails is in an unknown state and is closed, so the pool drops it.
+func rollbackNow(ctx context.Context, c *pgx.Conn) {
+	if _, err := c.Exec(ctx, "ROLLBACK"); err != nil {
+		_ = c.Close(context.Background())
+	}
 }
 
 // preparedKey marks a connection whose statements prepare made.
@@ -247,10 +285,10 @@ func (w *worker) prepare(ctx context.Context, c *pgx.Conn) error {
 
 // statements are the statements the five pipelined transactions send.
 func (w *worker) statements() []string {
-	s := []string{w.rwBegin, w.roBegin, "COMMIT",
-		noDistrictSQL, noCustomerSQL, noItemSQL, noOrderSQL, noNewOrderSQL, noStockUpdateSQL, noOrderLineSQL,
-		payByNameSQL, payWarehouseDistrictSQL, payCustomerSQL,
-		osByNameSQL, osCustomerSQL, osOrderSQL, osLinesSQL,
+	s := []string{w.rwBegin, w.roBegin, "COMMIT", "ROLLBACK",
+		noDistrictSQL, noCustomerSQL, noItemSQL, noStockUpdateSQL, noOrderSQL,
+		payWarehouseDistrictSQL, payCustomerSQL, payCustomerByNameSQL,
+		osCustomerSQL, osCustomerByNameSQL, osOrderLinesSQL, osOrderLinesByNameSQL,
 		delOldestSQL, delNewOrderSQL, delOrderSQL, delLinesSQL, delCustomerSQL,
 		stockLevelSQL}
 	s = append(s, w.stockSQL[1:]...)

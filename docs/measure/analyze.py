@@ -1,7 +1,9 @@
 # analyze.py DIR: the figures of compare-go-tpc.sh's runs: New-Orders per
 # minute, client CPU seconds per 1,000 New-Orders, the lowest 1 s tick of
 # New-Orders after the first 10 s over the median tick, retries per 1,000
-# transactions and errors; go-tpc's from its summary lines.
+# transactions and errors; go-tpc's from its summary lines. With
+# BENCHRIG2's runs (cmp-b2-*), a line for each build, each against the
+# round's go-tpc run, and b2's CPU per New-Order over br's.
 import json,re,statistics,os,sys
 os.chdir(sys.argv[1])
 def br(f):
@@ -22,13 +24,20 @@ def gt(f):
     u,s=map(float,open(f+'.time').read().split()[1:3])
     errs=sum(int(x) for x in re.findall(r'\[Summary\] \w+_ERR - .*?Count: (\d+)',txt))
     return tpmc,(u+s)*1000/cnt,errs
+rounds=sorted({f.split('-')[3].split('.')[0] for f in os.listdir('.') if f.startswith('cmp-') and f.count('-')==3}, key=int)
 for lvl in ['RC','RR','SER']:
-    for r in sorted({f.split('-')[3].split('.')[0] for f in os.listdir('.') if f.startswith('cmp-') and f.count('-')==3}, key=int):
-        b='cmp-br-%s-%s'%(lvl,r); g='cmp-gt-%s-%s'%(lvl,r)
-        line=lvl+' '+r
-        if os.path.exists(b+'.json'):
-            t,c,mn,rp,e=br(b); line+=' br tpmC %.0f cpu %.2fs/1kNO mintick/med %.2f retries/1k %.0f errs %d'%(t,c,mn,rp,e)
-        if os.path.exists(g+'.time'):
-            t2,c2,e2=gt(g); line+=' | gt tpmC %.0f cpu %.2fs/1kNO errs %d'%(t2,c2,e2)
-            if os.path.exists(b+'.json'): line+=' | ratio %.2fx cpu %.2fx'%(t/t2,c/c2)
-        if len(line)>8: print(line)
+    for r in rounds:
+        g='cmp-gt-%s-%s'%(lvl,r)
+        have_g=os.path.exists(g+'.time')
+        if have_g: t2,c2,e2=gt(g)
+        cpu={}
+        for tag in ['br','b2']:
+            b='cmp-%s-%s-%s'%(tag,lvl,r)
+            line='%s %s %s'%(lvl,r,tag)
+            if os.path.exists(b+'.json'):
+                t,c,mn,rp,e=br(b); cpu[tag]=c
+                line+=' tpmC %.0f cpu %.2fs/1kNO mintick/med %.2f retries/1k %.0f errs %d'%(t,c,mn,rp,e)
+                if have_g: line+=' | gt tpmC %.0f cpu %.2fs/1kNO errs %d | ratio %.2fx cpu %.2fx'%(t2,c2,e2,t/t2,c/c2)
+                print(line)
+        if 'br' not in cpu and have_g: print('%s %s gt tpmC %.0f cpu %.2fs/1kNO errs %d'%(lvl,r,t2,c2,e2))
+        if 'br' in cpu and 'b2' in cpu: print('%s %s b2/br cpu per New-Order %.2fx'%(lvl,r,cpu['b2']/cpu['br']))

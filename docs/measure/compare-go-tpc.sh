@@ -11,9 +11,16 @@
 #   BENCHRIG=bin/benchrig GOTPC=/path/to/go-tpc docs/measure/compare-go-tpc.sh /tmp/cmp
 # go-tpc is built outside this repository (git clone
 # https://github.com/pingcap/go-tpc && make build); it is never committed.
+#
+# An A/B of two benchrig builds in the same run: BENCHRIG2=path runs it as
+# "b2" right after each benchrig run, on its own fresh copy (and in the
+# serializable repeats), so both builds meet the same load. LEVELS
+# (default "RC RR SER") and ROUNDS (default 2) shorten a run; DURATION
+# (default 60s) is each run's length.
 set -u
 D=${1:?usage: compare-go-tpc.sh DIR}; PG=${PGBIN:-/usr/lib/postgresql/15/bin}; PORT=${PORT:-54423}
 B=$(realpath "${BENCHRIG:?set BENCHRIG}"); GT=$(realpath "${GOTPC:?set GOTPC}")
+B2=${BENCHRIG2:+$(realpath "$BENCHRIG2")}; LEVELS=${LEVELS:-RC RR SER}; ROUNDS=${ROUNDS:-2}; DUR=${DURATION:-60s}
 mkdir -p "$D"; chown benchrig "$D"
 cd "$D"
 log() { echo "$(date -u +%T) $* load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $D/cmp.log; }
@@ -22,7 +29,7 @@ if [ ! -d $D/pg ]; then mkdir -p $D/pg; chown benchrig $D/pg; chmod 700 $D/pg
 fi
 P="psql -q -h 127.0.0.1 -p $PORT -U postgres -d postgres"
 start() { runuser -u benchrig -- $PG/pg_ctl -D $D/pg -l $D/pg.log -o "-p $PORT -c shared_buffers=256MB -c max_connections=100 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$D" -w start >/dev/null; }
-start || exit 1
+runuser -u benchrig -- $PG/pg_ctl -D $D/pg status >/dev/null || start || exit 1 # a rerun reuses a running server
 if ! $P -tAc "select 1 from pg_database where datname='tpcc_base'" | grep -q 1; then
   log loading
   $B tpcc init --warehouses 4 "postgres://postgres@127.0.0.1:$PORT/tpcc_base?sslmode=disable" || exit 1
@@ -33,22 +40,27 @@ if ! $P -tAc "select 1 from pg_database where datname='tpcc_base'" | grep -q 1; 
   log loaded
 fi
 fresh() { $P -c "drop database if exists $1" -c "create database $1 template $2" -c checkpoint; }
-br() { # level name round
+brun() { # binary tag level name round
   fresh tpcc tpcc_base
-  /usr/bin/time -f "cpu %U %S" -o cmp-br-$2-$3.time $B tpcc run --warehouses 4 --wait=false --workers 8 --duration 60s --isolation $1 --tolerate-errors --result cmp-br-$2-$3.json --ticks cmp-br-$2-$3.ticks.jsonl "postgres://postgres@127.0.0.1:$PORT/tpcc?sslmode=disable" > cmp-br-$2-$3.out 2>&1
-  log br $2 $3
+  /usr/bin/time -f "cpu %U %S" -o cmp-$2-$4-$5.time $1 tpcc run --warehouses 4 --wait=false --workers 8 --duration $DUR --isolation $3 --tolerate-errors --result cmp-$2-$4-$5.json --ticks cmp-$2-$4-$5.ticks.jsonl "postgres://postgres@127.0.0.1:$PORT/tpcc?sslmode=disable" > cmp-$2-$4-$5.out 2>&1
+  log $2 $4 $5
+}
+br() { # level name round: benchrig, then BENCHRIG2 (if set)
+  brun $B br "$@"
+  if [ -n "$B2" ]; then brun $B2 b2 "$@"; fi
 }
 gt() { # isolation-int name round
   fresh gotpc gotpc_base
-  /usr/bin/time -f "cpu %U %S" -o cmp-gt-$2-$3.time $GT tpcc run --driver postgres -H 127.0.0.1 -P $PORT -U postgres -D gotpc --conn-params sslmode=disable --warehouses 4 -T 8 --time 60s --isolation $1 --ignore-error --silence > cmp-gt-$2-$3.out 2>&1
+  /usr/bin/time -f "cpu %U %S" -o cmp-gt-$2-$3.time $GT tpcc run --driver postgres -H 127.0.0.1 -P $PORT -U postgres -D gotpc --conn-params sslmode=disable --warehouses 4 -T 8 --time $DUR --isolation $1 --ignore-error --silence > cmp-gt-$2-$3.out 2>&1
   log gt $2 $3
 }
-for r in 1 2; do
+for r in $(seq 1 $ROUNDS); do
   for lvl in "read-committed 2 RC" "repeatable-read 4 RR" "serializable 6 SER"; do
     set -- $lvl
-    if [ $r = 1 ]; then br $1 $3 $r; gt $2 $3 $r; else gt $2 $3 $r; br $1 $3 $r; fi
+    case " $LEVELS " in *" $3 "*) ;; *) continue;; esac
+    if [ $((r % 2)) = 1 ]; then br $1 $3 $r; gt $2 $3 $r; else gt $2 $3 $r; br $1 $3 $r; fi
   done
 done
 # Two more serializable benchrig repeats for the spread.
-br serializable SER 3; br serializable SER 4
+case " $LEVELS " in *" SER "*) br serializable SER $((ROUNDS+1)); br serializable SER $((ROUNDS+2));; esac
 log done
