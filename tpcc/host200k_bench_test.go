@@ -322,7 +322,7 @@ func hostSplit(urls []string, perURL, warehouses, maxConns int) (groups [][]stri
 // One process cannot hold 200,070 sockets on this machine (a hard open-
 // files limit of 20,000 that root cannot raise), so the host's URLs are
 // cut into the fewest processes of at most BENCHRIG_HOST200K_MAXCONNS
-// (default 18,000) connections each (12 for the workload profile, 7
+// (default 18,000) connections each (12 for the workload profile, 6-7
 // URLs each; the pipelined profile's 5,589 fit one), each with its share
 // of the terminals, all started together. Each dials its URLs as Run
 // does (at most 100 at a time per URL, every URL at once) and warms them
@@ -581,5 +581,61 @@ func BenchmarkConnBytes(b *testing.B) {
 // replace; 511 allocates the same maps.
 var connSizings = []struct{ name, query string }{
 	{"pgx-defaults", "&statement_cache_capacity=511&description_cache_capacity=511"},
+	{"cache-64", "&statement_cache_capacity=64"}, // the statement cache before issue 30
 	{"current", ""},
+}
+
+// TestHostSplit checks BenchmarkHost200k's split of workload1 against
+// the plan's own sizing: every process under the open-files limit with
+// its reserve, every URL and warehouse given once, shares in proportion.
+func TestHostSplit(t *testing.T) {
+	urls := make([]string, host200kNodes)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("postgres://127.0.1.%d:6432/tpcc", i+1)
+	}
+	for _, tc := range []struct {
+		prof      Profile
+		maxConns  int
+		procs     int
+		terminals int
+		conns     int
+	}{
+		{ProfileWorkload, 18000, 12, 222210, 200070},
+		{ProfilePipelined, 18000, 1, 222210, 5589},
+		{ProfileWorkload, 2470, 81, 222210, 200070},
+	} {
+		cfg := host200kPlan
+		cfg.URLs, cfg.Profile = urls, tc.prof
+		needs, err := RunNeeds(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if needs.Terminals != tc.terminals || needs.Conns != tc.conns {
+			t.Fatalf("%s: workload1 needs %d terminals, %d connections; want %d, %d", tc.prof, needs.Terminals, needs.Conns, tc.terminals, tc.conns)
+		}
+		perURL := needs.Conns / len(urls)
+		groups, whs := hostSplit(urls, perURL, needs.Terminals/10, tc.maxConns)
+		if len(groups) != tc.procs || len(whs) != tc.procs {
+			t.Fatalf("%s: %d processes, want %d", tc.prof, len(groups), tc.procs)
+		}
+		seen, wsum := 0, 0
+		for i, g := range groups {
+			if c := perURL * len(g); c > tc.maxConns || c+fdReserve > 20000 {
+				t.Errorf("%s: process %d holds %d connections", tc.prof, i, c)
+			}
+			for j, u := range g {
+				if u != urls[seen+j] {
+					t.Fatalf("%s: process %d's URL %d is %s, want %s", tc.prof, i, j, u, urls[seen+j])
+				}
+			}
+			seen += len(g)
+			wsum += whs[i]
+			if want := float64(needs.Terminals/10) * float64(len(g)) / float64(len(urls)); float64(whs[i]) < want-1 || float64(whs[i]) > want+1 {
+				t.Errorf("%s: process %d: %d warehouses for %d URLs, want ~%.0f", tc.prof, i, whs[i], len(g), want)
+			}
+		}
+		if seen != len(urls) || wsum != needs.Terminals/10 {
+			t.Errorf("%s: %d URLs, %d warehouses given; want %d, %d", tc.prof, seen, wsum, len(urls), needs.Terminals/10)
+		}
+	}
 }

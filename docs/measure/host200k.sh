@@ -49,6 +49,9 @@ fi
 if [ ! -d "$D/pg" ]; then mkdir -p "$D/pg"; chown benchrig "$D/pg"; chmod 700 "$D/pg"
   runuser -u benchrig -- "$PG/initdb" -D "$D/pg" -U postgres -A trust >/dev/null || exit 1
 fi
+# (A server or PgBouncers left running by KEEP=1 are stopped first.)
+for f in "$D"/pgb/*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
+runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -m fast stop >/dev/null 2>&1
 runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -l "$D/pg.log" -o "-p $PORT -c shared_buffers=256MB -c max_connections=200 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$D -c fsync=off" -w start >/dev/null || exit 1
 DIRECT="postgres://postgres@127.0.0.1:$PORT/tpcc?sslmode=disable"
 if ! psql -q -h 127.0.0.1 -p $PORT -U postgres -d postgres -tAc "select 1 from pg_database where datname='tpcc'" | grep -q 1; then
@@ -58,6 +61,15 @@ if ! psql -q -h 127.0.0.1 -p $PORT -U postgres -d postgres -tAc "select 1 from p
   "$D/benchrig" tpcc load --warehouses 4 "$DIRECT" >/dev/null 2>&1 || exit 1
   log loaded
 fi
+
+# Loopback packets queue per CPU (net.core.netdev_max_backlog, 1,000 by
+# default) until softirq delivers them: 200,070 connections dialled 100
+# per URL at once and keepalives every 15 s (Go's default, which pgx
+# keeps) on 2 busy cores overflowed it (/proc/net/softnet_stat's drops),
+# SYNs were retransmitted and connections timed out. A real host's NIC
+# spreads the same over 81 peers; here the queue is raised for the run.
+OLD_BACKLOG=$(sysctl -n net.core.netdev_max_backlog)
+sysctl -qw net.core.netdev_max_backlog=100000 || exit 1
 
 # 81 PgBouncers, one per node address.
 echo '"postgres" ""' > "$D/pgb/users.txt"
@@ -78,14 +90,18 @@ default_pool_size = 2
 max_prepared_statements = 200
 logfile = $D/pgb/$i.log
 pidfile = $D/pgb/$i.pid
+client_login_timeout = 0
 log_connections = 0
 log_disconnections = 0
 EOF
   [ -n "$METHOD" ] && sed -i '/max_prepared_statements/d' "$D/pgb/$i.ini"
-  runuser -u benchrig -- "$PGB" -d "$D/pgb/$i.ini" || exit 1
+  # runuser's PAM session sets a soft open-files limit of 1,024; each
+  # PgBouncer holds ~2,470 clients (accept() fails with EMFILE past it).
+  runuser -u benchrig -- prlimit --nofile=20000:20000 "$PGB" -d "$D/pgb/$i.ini" || exit 1
   URLS="$URLS postgres://postgres@127.0.1.$i:6432/tpcc?sslmode=disable"
 done
 stop() {
+  sysctl -qw net.core.netdev_max_backlog="$OLD_BACKLOG"
   [ "${KEEP:-}" = 1 ] && return
   for f in "$D"/pgb/*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
   runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -m fast stop >/dev/null
