@@ -71,10 +71,14 @@ type worker struct {
 	lastTotal float64 // New-Order's displayed total, kept so it is computed
 }
 
+// stockSQLs are every worker's stock queries: strings shared, not
+// formatted again for each of a 100k host's 200,070 executors.
+var stockSQLs = noStockSQL()
+
 func newWorker(rng *Rand, c Constants, warehouses int, rp RetryPolicy, rw, ro pgx.TxOptions, cnt *atomic.Pointer[counters]) *worker {
 	return &worker{
 		rng: rng, constants: c, warehouses: warehouses, retryPolicy: rp.normalize(),
-		rwBegin: beginSQL(rw), roBegin: beginSQL(ro), stockSQL: noStockSQL(), cnt: cnt,
+		rwBegin: beginSQL(rw), roBegin: beginSQL(ro), stockSQL: stockSQLs, cnt: cnt,
 	}
 }
 
