@@ -25,9 +25,9 @@ WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3`
 // orderStatus runs clause 2.6.2 in a read-only transaction, so that the
 // customer, order and lines come from one snapshot: 2 round trips by
 // C_ID, 3 by last name.
-func (w *worker) orderStatus(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
+func (w *worker) orderStatus(ctx context.Context, db Pool, home Home) (retries int, err error) {
 	r := w.rng
-	wID, dID := home.wID, int32(r.Int(1, 10)) // 2.6.1.2
+	wID, dID := home.W, int32(r.Int(1, 10)) // 2.6.1.2
 	var cID int32
 	var cLast string
 	byName := r.Int(1, 100) <= 60 // 2.6.1.2: 60% by last name

@@ -18,9 +18,9 @@ type paymentInput struct {
 	cents      int64  // H_AMOUNT in cents
 }
 
-func (w *worker) drawPayment(home warehouseDistrict) paymentInput {
+func (w *worker) drawPayment(home Home) paymentInput {
 	r := w.rng
-	in := paymentInput{wID: home.wID, dID: int32(r.Int(1, 10))} // 2.5.1.1, 2.5.1.2
+	in := paymentInput{wID: home.W, dID: int32(r.Int(1, 10))} // 2.5.1.1, 2.5.1.2
 	// 2.5.1.2: x ≤ 85 pays at home; otherwise the customer belongs to a
 	// random remote warehouse and district (never with one warehouse).
 	in.cWID, in.cDID = in.wID, in.dID
@@ -89,7 +89,7 @@ CASE c_credit WHEN 'BC' THEN substr(c_data, 1, 200) ELSE '' END`
 )
 
 // payment runs clause 2.5.2.
-func (w *worker) payment(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
+func (w *worker) payment(ctx context.Context, db Pool, home Home) (retries int, err error) {
 	in := w.drawPayment(home)
 	retries, err = w.inPipe(ctx, db, w.rwBegin, func(tx *pipeTx) error {
 		cID := in.cID
