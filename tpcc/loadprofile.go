@@ -21,8 +21,10 @@ import (
 // this package; this package imports none of them.
 //
 // To add a profile: implement LoadProfile and Executor in a package of
-// its own, using Session, Pool, Home and Tally, and name it in the
-// composition point's choice (tpcc/profile.Choose).
+// its own under tpcc/profile, using Session, Pool, Home and Tally (and
+// RetryPolicy.Retry to retry as the pipelined profile does), add its
+// name to tpcc/runspec's Profiles and make it in the composition point's
+// choice (tpcc/profile.Choose).
 type LoadProfile interface {
 	// Name is the profile's name, as the result and the report give it.
 	Name() Profile
