@@ -179,21 +179,77 @@ func TestPlanDoesNotImportDriver(t *testing.T) {
 			}
 		}
 	}
-	var walk func(p string, path []string, seen map[string]bool)
-	walk = func(p string, path []string, seen map[string]bool) {
+	if _, ok := pkgs["orchestrator/plan"]; !ok {
+		t.Fatal("no package orchestrator/plan in the module")
+	}
+	for _, path := range forbiddenPaths(pkgs, "orchestrator/plan", isDriver) {
+		t.Errorf("orchestrator/plan depends on the driver: %s", strings.Join(path, " -> "))
+	}
+}
+
+// forbiddenPaths are the import paths from p, directly or through other
+// packages, that end in a package forbidden says p must not reach; a
+// forbidden package is not walked further.
+func forbiddenPaths(pkgs map[string][]string, p string, forbidden func(string) bool) [][]string {
+	var out [][]string
+	seen := map[string]bool{}
+	var walk func(p string, path []string)
+	walk = func(p string, path []string) {
 		for _, imp := range pkgs[p] {
-			if isDriver(imp) {
-				t.Errorf("orchestrator/plan depends on the driver: %s", strings.Join(append(path, imp), " -> "))
+			if forbidden(imp) {
+				out = append(out, append(path[:len(path):len(path)], imp))
 				continue
 			}
 			if !seen[imp] {
 				seen[imp] = true
-				walk(imp, append(path[:len(path):len(path)], imp), seen)
+				walk(imp, append(path[:len(path):len(path)], imp))
 			}
 		}
 	}
-	if _, ok := pkgs["orchestrator/plan"]; !ok {
-		t.Fatal("no package orchestrator/plan in the module")
+	walk(p, []string{p})
+	return out
+}
+
+// resultMayImport are the packages of the driver that tpcc/result (and
+// its test support, tpcc/result/resulttest) may import: the leaves. The
+// result files, ticks and live metrics are below the run: tpcc imports
+// tpcc/result, never the reverse, and what a run leaves behind knows no
+// CockroachDB release.
+var resultMayImport = []string{"tpcc/histogram", "tpcc/runspec"}
+
+// TestResultImportsPointDown: tpcc/result and the packages under it
+// depend on neither tpcc nor crdb (nor crdb/fixtures), directly or
+// through another package, and their tests import neither either.
+func TestResultImportsPointDown(t *testing.T) {
+	pkgs := modulePackages(t, "..")
+	inResult := func(p string) bool { return p == "tpcc/result" || strings.HasPrefix(p, "tpcc/result/") }
+	forbidden := func(p string) bool {
+		if p == crdbSwitch || strings.HasPrefix(p, crdbSwitch+"/") {
+			return true
+		}
+		return (p == "tpcc" || strings.HasPrefix(p, "tpcc/")) && !inResult(p) && !slices.Contains(resultMayImport, p)
 	}
-	walk("orchestrator/plan", []string{"orchestrator/plan"}, map[string]bool{})
+	if _, ok := pkgs["tpcc/result"]; !ok {
+		t.Fatal("no package tpcc/result in the module")
+	}
+	const mod = "github.com/benchrig/benchrig/"
+	for p := range pkgs {
+		if !inResult(p) {
+			continue
+		}
+		for _, path := range forbiddenPaths(pkgs, p, forbidden) {
+			t.Errorf("%s: tpcc/result must not depend on the run or a release (allowed: %v)", strings.Join(path, " -> "), resultMayImport)
+		}
+		// The tests too: a test of the result that needs a run belongs
+		// to tpcc.
+		pkg, err := build.ImportDir(filepath.Join("..", filepath.FromSlash(p)), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range append(pkg.TestImports, pkg.XTestImports...) {
+			if r, ours := strings.CutPrefix(imp, mod); ours && forbidden(r) {
+				t.Errorf("the tests of %s import %s: a test that needs a run stays in tpcc", p, r)
+			}
+		}
+	}
 }

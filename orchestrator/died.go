@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/benchrig/benchrig/internal/result"
+	envelope "github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/orchestrator/runner"
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // IncompleteError ends a run whose measured runs died on some workload
@@ -30,7 +30,7 @@ func (o *diedRecords) Observe(e runner.Event) error {
 	if e.Step.Window == "" || e.Host == "" {
 		return nil
 	}
-	path := filepath.Join(o.runDir, "results", e.Host, tpcc.DiedFileFor(e.Step.Window))
+	path := filepath.Join(o.runDir, "results", e.Host, result.DiedFileFor(e.Step.Window))
 	switch {
 	case e.Kind == runner.StepStarted:
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -41,7 +41,7 @@ func (o *diedRecords) Observe(e runner.Event) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("host %s: %w", e.Host, err)
 		}
-		return result.WriteFile(path, tpcc.Died{Header: result.New(tpcc.KindDied), Host: d.Host, Stage: d.Stage, Step: d.Step,
+		return envelope.WriteFile(path, result.Died{Header: envelope.New(result.KindDied), Host: d.Host, Stage: d.Stage, Step: d.Step,
 			Job: d.Job, Reason: d.Reason, WindowSeconds: o.window})
 	}
 	return nil

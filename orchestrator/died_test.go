@@ -7,7 +7,7 @@ import (
 
 	"github.com/benchrig/benchrig/orchestrator/runner"
 	"github.com/benchrig/benchrig/orchestrator/stages"
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // TestDiedRecords: a measured run's death leaves the tpcc.died record
@@ -34,7 +34,7 @@ func TestDiedRecords(t *testing.T) {
 		if err := o.Observe(tc.ev); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		got, err := tpcc.ReadDied(hist)
+		got, err := result.ReadDied(hist)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/remote"
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // planExecutor sends plan hosts to SSH and LocalHost to this machine,
@@ -102,13 +102,13 @@ func (e *planExecutor) Get(ctx context.Context, host string, t remote.Transfer) 
 	var re *remote.RefusedError
 	switch {
 	case errors.As(err, &re) && t.MaxBytes > 0:
-		if werr := tpcc.WriteRefused(t.Local, re.Reason); werr != nil {
+		if werr := result.WriteRefused(t.Local, re.Reason); werr != nil {
 			return fmt.Errorf("%w (and its record: %v)", err, werr)
 		}
 		fmt.Fprintf(e.out, "%s: %v: left out of the merge\n", host, err)
 		return nil
 	case err == nil && t.MaxBytes > 0:
-		return tpcc.ClearRefused(t.Local)
+		return result.ClearRefused(t.Local)
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // AuditStatus is the outcome of one check.
@@ -129,8 +130,8 @@ func everyWarehouseUsed(remote int64, w int) bool {
 }
 
 // minEfficiencySample is the New-Order count below which efficiency is
-// reported but not judged (±3% at 1,000).
-const minEfficiencySample = 1000
+// reported but not judged: the result's rule (result.MinEfficiencySample).
+const minEfficiencySample = result.MinEfficiencySample
 
 // audit runs the run-time checks of clause 9.2 over the measurement
 // interval's counters, plus the mix minimums (5.2.3), the 90th-percentile

@@ -70,6 +70,13 @@
 // beside it, workload's per-host efc over all active warehouses of the run;
 // `tpcc merge` uses tpcc-merge-results' 12.605 over the total.
 //
+// What a run leaves behind is in tpcc/result, below this package: the
+// result files and the merge (MergeFiles), the display ticks (Run builds
+// them with a result.TickBuilder and hands them to its result.TickSink:
+// the --ticks files, the live metrics) and the names and records of the
+// files beside a histogram file. NewResult (runresult.go) turns a
+// RunResult into a result.Result; tpcc/result imports no part of the run.
+//
 // # What it must not know
 //
 // tpcc knows no CockroachDB release: it imports neither crdb nor

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/benchrig/benchrig/tpcc/pgtest"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // BenchmarkNoWaitIsolation runs the same no-wait workload (8 workers on 4
@@ -81,7 +82,7 @@ func BenchmarkNoWaitIsolation(b *testing.B) {
 	for i, lvl := range levels {
 		s, l := all[i], "/"+lvl.short
 		b.ReportMetric(float64(s.newOrders)/s.elapsed.Minutes(), "tpmC"+l)
-		b.ReportMetric(per1000(s.retries, s.done), "retries/1000-txns"+l)
+		b.ReportMetric(result.Per1000(s.retries, s.done), "retries/1000-txns"+l)
 		if s.latencyMs > 0 {
 			b.ReportMetric(100*s.lostMs/s.latencyMs, "retry-lost-%"+l)
 		}
@@ -92,15 +93,15 @@ func BenchmarkNoWaitIsolation(b *testing.B) {
 	}
 }
 
-// tickTpmC keeps a run's per-tick New-Order rate (a TickSink).
+// tickTpmC keeps a run's per-tick New-Order rate (a result.TickSink).
 type tickTpmC struct {
 	mu     sync.Mutex
 	at     []time.Duration
 	values []float64
 }
 
-func (k *tickTpmC) Write(ts TickStats) error {
-	if ts.Phase == PhaseRun && ts.HasTpmC {
+func (k *tickTpmC) Write(ts result.TickStats) error {
+	if ts.Phase == result.PhaseRun && ts.HasTpmC {
 		k.mu.Lock()
 		k.at = append(k.at, ts.Elapsed)
 		k.values = append(k.values, ts.TpmC)

@@ -9,6 +9,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 type hdrHistogram = hdr.Histogram
@@ -32,7 +33,7 @@ func newReporter(w io.Writer) *reporter { return &reporter{w: w} }
 // progress prints one row per operation for a tick: elapsed, cumulative
 // errors, this tick's rate, the cumulative rate, this tick's percentiles;
 // then the live tpmC. The --ticks files are written from the same value.
-func (r *reporter) progress(ts TickStats) {
+func (r *reporter) progress(ts result.TickStats) {
 	var b strings.Builder
 	errs := ts.Errors()
 	for _, x := range ts.Txns {
@@ -84,11 +85,11 @@ func formatFinal(res *RunResult) string {
 	fmt.Fprintf(&b, "\nRetries (serialization failures and deadlocks, retried with backoff):")
 	var done, retries int64
 	for t := range numTxnTypes {
-		fmt.Fprintf(&b, " %s %d (%.1f/1000)", t, res.Retries[t], per1000(res.Retries[t], res.Counts[t]))
+		fmt.Fprintf(&b, " %s %d (%.1f/1000)", t, res.Retries[t], result.Per1000(res.Retries[t], res.Counts[t]))
 		done += res.Counts[t]
 		retries += res.Retries[t]
 	}
-	fmt.Fprintf(&b, "; total %d (%.1f per 1,000 transactions)", retries, per1000(retries, done))
+	fmt.Fprintf(&b, "; total %d (%.1f per 1,000 transactions)", retries, result.Per1000(retries, done))
 	// What they cost: failed attempts' time and backoff sleeps, summed
 	// over transactions, and that as a share of all response times.
 	var work, backoff time.Duration
@@ -146,14 +147,6 @@ func errorsOf(res *RunResult, name string) int64 {
 		}
 	}
 	return 0
-}
-
-// per1000 is n per 1,000 of done (0 when nothing was done).
-func per1000(n, done int64) float64 {
-	if done == 0 {
-		return 0
-	}
-	return 1000 * float64(n) / float64(done)
 }
 
 func rate(n int64, d time.Duration) float64 {

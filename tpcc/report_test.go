@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/result/resulttest"
 )
 
 // golden and -update come from schema_test.go (shared within the package).
@@ -78,7 +79,7 @@ func TestFinalReportGolden(t *testing.T) {
 func TestProgressGolden(t *testing.T) {
 	var out bytes.Buffer
 	r := newReporter(&out)
-	for _, ts := range fixedTicks(t) {
+	for _, ts := range resulttest.FixedTicks(t) {
 		r.progress(ts)
 	}
 	golden(t, "progress", out.String())

@@ -16,6 +16,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/result"
 	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
@@ -58,10 +59,10 @@ type RunConfig struct {
 	Workers int // no-wait mode (0: 10 per active warehouse)
 	Conns   int // total connections over all URLs (0: one per WaitTerminalsPerConn terminals in wait mode, Workers otherwise)
 
-	DisplayEvery   time.Duration // progress period and histogram tick (0: 1s)
-	Histograms     io.Writer     // ndjson ticks (nil: none); flushed every tick if it has Flush() error
-	Ticks          TickSink      // per-tick metrics, the console's periodic lines as data (nil: none)
-	TolerateErrors bool          // count errors instead of stopping
+	DisplayEvery   time.Duration   // progress period and histogram tick (0: 1s)
+	Histograms     io.Writer       // ndjson ticks (nil: none); flushed every tick if it has Flush() error
+	Ticks          result.TickSink // per-tick metrics, the console's periodic lines as data (nil: none)
+	TolerateErrors bool            // count errors instead of stopping
 	// NoVerdict reports the audit checks but judges nothing: a failed
 	// check is no error and the result says judged: false. The recipes'
 	// 1-minute partitioning run is such a run: workload's PostRun prints
@@ -522,7 +523,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	// The display loop: progress every DisplayEvery; histogram ticks only
 	// after the ramp, whose end resets everything (CockroachDB's rule).
 	rep := newReporter(out)
-	var tb tickBuilder
+	var tb result.TickBuilder
 	measureStart := start
 	ramping := cfg.Ramp > 0
 	rampEnd := start.Add(cfg.Ramp)
@@ -550,18 +551,18 @@ loop:
 			swap.Lock()
 			rec.Reset(now)
 			cnt.Store(newCounters(cfg.Warehouses))
-			tb.reset()
+			tb.Reset()
 			swap.Unlock()
 			fmt.Fprintf(out, "Ramp-up done after %s; measuring for %s\n", now.Sub(start).Round(time.Millisecond), cfg.Duration)
 			continue
 		}
 		errs.print(out)
 		ivs := rec.Tick(now)
-		phase := PhaseRun
+		phase := result.PhaseRun
 		if ramping {
-			phase = PhaseRamp
+			phase = result.PhaseRamp
 		}
-		ts := tb.build(now, now.Sub(measureStart), phase, ivs, loadTickCounts(cnt.Load()))
+		ts := tb.Build(now, now.Sub(measureStart), phase, ivs, loadTickCounts(cnt.Load()))
 		ts.Terminals = ex.joined.Load()
 		rep.progress(ts)
 		if cfg.Ticks != nil {
@@ -624,7 +625,7 @@ loop:
 	}
 	c := cnt.Load()
 	if cfg.Ticks != nil {
-		ts := tb.build(now, now.Sub(measureStart), PhaseFinal, final, loadTickCounts(c))
+		ts := tb.Build(now, now.Sub(measureStart), result.PhaseFinal, final, loadTickCounts(c))
 		ts.Terminals = ex.joined.Load()
 		if err := cfg.Ticks.Write(ts); err != nil && loopErr == nil {
 			loopErr = fmt.Errorf("tpcc run: --ticks: %w", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchrig/benchrig/tpcc/histogram"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // loadOneWarehouse starts a real PostgreSQL, creates the schema and loads one
@@ -85,11 +86,11 @@ func TestRunAgainstPostgres(t *testing.T) {
 			cfg.Seed = 7
 			var out, hist, tickBuf bytes.Buffer
 			cfg.Out, cfg.Histograms = &out, &hist
-			format := TicksJSONLines
+			format := result.TicksJSONLines
 			if cfg.Wait != 0 {
-				format = TicksCSV
+				format = result.TicksCSV
 			}
-			cfg.Ticks = NewTickWriter(&tickBuf, format)
+			cfg.Ticks = result.NewTickWriter(&tickBuf, format)
 			res, err := Run(context.Background(), cfg)
 			if err != nil {
 				var ae *AuditError
@@ -162,7 +163,7 @@ func TestRunAgainstPostgres(t *testing.T) {
 			URLs: []string{url}, Warehouses: 1, Wait: 0, Workers: 2,
 			StartAt: startAt, Ramp: 2 * time.Second, Duration: 2 * time.Second,
 			DisplayEvery: 500 * time.Millisecond, Out: &out, Histograms: &hist, Seed: 3,
-			Ticks: NewTickWriter(&tickBuf, TicksJSONLines),
+			Ticks: result.NewTickWriter(&tickBuf, result.TicksJSONLines),
 		})
 		if err != nil && !errors.As(err, new(*AuditError)) {
 			t.Fatalf("run: %v\n%s", err, out.String())
@@ -195,7 +196,7 @@ func TestRunAgainstPostgres(t *testing.T) {
 			t.Errorf("measured %v, want about the 2s duration", res.Elapsed)
 		}
 		checkRampTicks(t, tickBuf.String(), rampEnd)
-		checkRunTicks(t, TicksJSONLines, tickBuf.String(), out.String(), res)
+		checkRunTicks(t, result.TicksJSONLines, tickBuf.String(), out.String(), res)
 	})
 
 	// Errors: without --tolerate-errors the first one stops the run and

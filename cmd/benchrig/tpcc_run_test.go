@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // writeHist writes a histogram file of one host: n New-Orders per 1s
@@ -57,7 +57,7 @@ func TestTpccMergeCommand(t *testing.T) {
 	if code := run(context.Background(), []string{"benchrig", "tpcc", "merge", "--warehouses", "10", "--json", jsonPath, a, b}, &out, &errOut); code != exitOK {
 		t.Fatalf("--json: exit %d: %s", code, errOut.String())
 	}
-	if m, err := tpcc.ReadResult(jsonPath); err != nil || m.Kind != tpcc.KindMerge || m.TpmC != 120 || !m.Pass {
+	if m, err := result.ReadResult(jsonPath); err != nil || m.Kind != result.KindMerge || m.TpmC != 120 || !m.Pass {
 		t.Errorf("--json: %+v, %v; want a passing tpcc.merge at 120 tpmC", m, err)
 	}
 	// The same files against 20 warehouses fail the 85% efficiency check.

@@ -1,7 +1,7 @@
 // Package result is the envelope every driver's JSON result shares:
 // `"schema": "benchrig.result/v1"` and a `"kind"` naming the driver
 // ("tpcc.run", "tpcc.merge", "crud", "fio", "clock"). The types of each
-// kind live in the package of the driver that writes them (tpcc, crud,
+// kind live in the package of the driver that writes them (tpcc/result, crud,
 // orchestrator/probe); this package only stamps, checks and writes the
 // envelope, so that a reader refuses a file of another kind or of a
 // schema version it does not know instead of misreading it.

@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // TestCompareSaysIncomplete: a side whose measured run died on a host is
 // named, first among the notes of every format; complete sides are not.
 func TestCompareSaysIncomplete(t *testing.T) {
-	dead := []tpcc.IncompleteHost{{Host: "load2", Reason: "killed (SIGKILL)", CoveredSeconds: 30, WindowSeconds: 60, CoveredPercent: 50}}
+	dead := []result.IncompleteHost{{Host: "load2", Reason: "killed (SIGKILL)", CoveredSeconds: 30, WindowSeconds: 60, CoveredPercent: 50}}
 	for _, tc := range []struct {
 		name      string
 		mark      func(runs []*Run)

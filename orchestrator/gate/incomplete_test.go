@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/benchrig/benchrig/orchestrator/compare"
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // TestCheckRefusesIncomplete: a run (or a baseline) whose measured run
@@ -15,13 +15,13 @@ import (
 // threshold, whether the figures would pass or fail; a complete run is
 // checked as before.
 func TestCheckRefusesIncomplete(t *testing.T) {
-	dead := tpcc.IncompleteHost{Host: "load2", File: "results/load2/workload2.histogram.ndjson", Reason: "killed (SIGKILL)",
+	dead := result.IncompleteHost{Host: "load2", File: "results/load2/workload2.histogram.ndjson", Reason: "killed (SIGKILL)",
 		CoveredSeconds: 30, WindowSeconds: 60, CoveredPercent: 50}
 	mark := func(r *compare.Run, round int) *compare.Run {
 		if round < 0 {
-			r.Report.Result.Incomplete = []tpcc.IncompleteHost{dead}
+			r.Report.Result.Incomplete = []result.IncompleteHost{dead}
 		} else {
-			r.Report.Rounds[round].Result.Incomplete = []tpcc.IncompleteHost{dead}
+			r.Report.Rounds[round].Result.Incomplete = []result.IncompleteHost{dead}
 		}
 		return r
 	}

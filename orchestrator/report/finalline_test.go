@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/benchrig/benchrig/orchestrator/plan"
-	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // TestReportShowsBothEfficiencies: with workload's output kept beside a
@@ -21,7 +21,7 @@ func TestReportShowsBothEfficiencies(t *testing.T) {
 	dir, p, st := fakeRun(t)
 	hist := filepath.Join(dir, "results", "load1", "workload1.histogram.ndjson")
 	out := "Audit check 9.2.1.7: PASS\n\n" + histogram.FinalHeader + "\n   60.0s       60.0 233.3%     20.0     20.0     21.0     22.0     23.0     24.0\n"
-	write(t, tpcc.WorkloadOutputFileFor(hist), out)
+	write(t, result.WorkloadOutputFileFor(hist), out)
 	md, err := Write(dir, p, st, "test")
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/hostmetrics"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/stages"
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // This file reads the host samples the run stage left (benchrig hoststat,
@@ -109,7 +109,7 @@ func (r *Report) readHosts(runDir string, p *plan.Plan) {
 // unknown, and every sample counts.
 func measuredWindow(runDir string, p *plan.Plan, rd plan.Round) (from, to time.Time) {
 	for i, h := range p.Workload {
-		res, err := tpcc.ReadResult(filepath.Join(runDir, "results", h.Name, tpcc.ResultFileFor(plan.HistogramFile(p, i, rd))))
+		res, err := result.ReadResult(filepath.Join(runDir, "results", h.Name, result.ResultFileFor(plan.HistogramFile(p, i, rd))))
 		if err != nil || res.StartAt == nil {
 			continue
 		}

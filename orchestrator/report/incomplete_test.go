@@ -9,8 +9,8 @@ import (
 
 	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"github.com/benchrig/benchrig/internal/jsonschema"
-	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/tpcc"
+	envelope "github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // TestReportIncomplete: when load2's measured run died (its histogram cut
@@ -39,11 +39,11 @@ func TestReportIncomplete(t *testing.T) {
 				t.Fatal(err)
 			}
 			os.Remove(hist)
-			os.Remove(tpcc.ResultFileFor(hist))
+			os.Remove(result.ResultFileFor(hist))
 			if tc.keep != nil {
 				write(t, hist, string(tc.keep(data)))
 			}
-			writeJSON(t, tpcc.DiedFileFor(hist), tpcc.Died{Header: result.New(tpcc.KindDied), Host: "load2", Stage: "run",
+			writeJSON(t, result.DiedFileFor(hist), result.Died{Header: envelope.New(result.KindDied), Host: "load2", Stage: "run",
 				Step: "run TPC-C", Job: "run.x", Reason: "killed (SIGKILL)", WindowSeconds: 60})
 			md, err := Write(dir, p, st, "test")
 			if err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/benchrig/benchrig/crud"
 	goldenfile "github.com/benchrig/benchrig/internal/golden"
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // hostileValues are strings a plan (settings, description, paths), a host
@@ -37,7 +37,7 @@ func hostileReport(v string, withCRUD bool) *Report {
 		Result: &Result{Warehouses: 1, Elapsed: 60, TpmC: 10, Efficiency: 50, Judged: true, Failures: []string{v},
 			Ops: []Op{{Name: v, Count: 1}}, Files: []string{v},
 			Hosts: []HostRun{{Host: v, File: v, Failures: []string{v}}, {Host: v, Error: v}}},
-		Audit:       []HostAudit{{Host: v, Checks: []tpcc.AuditCheck{{ID: v, Verdict: v, Observed: &f, Min: &f, Unit: v, Detail: v}}}},
+		Audit:       []HostAudit{{Host: v, Checks: []result.AuditCheck{{ID: v, Verdict: v, Observed: &f, Min: &f, Unit: v, Detail: v}}}},
 		StartSkew:   &Skew{PerHost: map[string]float64{v: 1}, Spread: 1},
 		Clock:       []ClockOffset{{Host: v}},
 		Problems:    []string{v},

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/tpcc"
+	envelope "github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // TestReportShowsReadyBarrier: hosts that started from the ready barrier
@@ -19,7 +19,7 @@ func TestReportShowsReadyBarrier(t *testing.T) {
 	for k, warm := range []time.Duration{95 * time.Second, 12500 * time.Millisecond} {
 		delay := float64(k) + 0.25
 		ready := start.Add(-warm)
-		hosts = append(hosts, hostRun{host: []string{"load1", "load2"}[k], res: &tpcc.Result{Header: result.New(tpcc.KindRun),
+		hosts = append(hosts, hostRun{host: []string{"load1", "load2"}[k], res: &result.Result{Header: envelope.New(result.KindRun),
 			StartAt: &start, StartDelayMs: &delay, ReadyAt: &ready}})
 	}
 	r := &Report{}

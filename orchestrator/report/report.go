@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/crud"
-	"github.com/benchrig/benchrig/internal/result"
+	envelope "github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
 	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // Schema is report.json's version (docs/schema/report.v1.json). Fields
@@ -224,7 +225,7 @@ type Result struct {
 	// Incomplete names the hosts whose measured run died before the
 	// window's end, with how much of it each covered: every figure above
 	// counts less than the run (the report is benchrig.report/v2).
-	Incomplete []tpcc.IncompleteHost `json:"incomplete,omitempty"`
+	Incomplete []result.IncompleteHost `json:"incomplete,omitempty"`
 }
 
 // IncompleteHosts lists, one line each, the hosts of any of the report's
@@ -301,8 +302,8 @@ type Op struct {
 
 // HostAudit holds a workload host's audit checks.
 type HostAudit struct {
-	Host   string            `json:"host"`
-	Checks []tpcc.AuditCheck `json:"checks"`
+	Host   string              `json:"host"`
+	Checks []result.AuditCheck `json:"checks"`
 }
 
 // Skew is how far apart the workload hosts started the measured run.
@@ -406,7 +407,7 @@ func (r *Report) readResult(runDir string, p *plan.Plan, st *rundir.State) {
 		for i, h := range p.Workload {
 			f := filepath.Join("results", h.Name, plan.HistogramFile(p, i, rd))
 			_, err := os.Stat(filepath.Join(runDir, f))
-			if _, derr := os.Stat(filepath.Join(runDir, tpcc.DiedFileFor(f))); err == nil || derr == nil {
+			if _, derr := os.Stat(filepath.Join(runDir, result.DiedFileFor(f))); err == nil || derr == nil {
 				// A host whose run died before its first tick has no
 				// histogram, but its record: the merge names it.
 				hosts, files = append(hosts, h.Name), append(files, f)
@@ -532,7 +533,7 @@ func Write(runDir string, p *plan.Plan, st *rundir.State, version string) (strin
 	if err != nil {
 		return "", err
 	}
-	if err := result.WriteFile(filepath.Join(runDir, "report.json"), r); err != nil {
+	if err := envelope.WriteFile(filepath.Join(runDir, "report.json"), r); err != nil {
 		return "", err
 	}
 	var plots []string

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,14 +12,15 @@ import (
 
 	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"github.com/benchrig/benchrig/internal/jsonschema"
-	"github.com/benchrig/benchrig/internal/result"
+	envelope "github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/orchestrator/hostmetrics"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
 	"github.com/benchrig/benchrig/orchestrator/stages"
-	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/result"
+	"github.com/benchrig/benchrig/tpcc/result/resulttest"
 )
 
 // fakeRun lays out a finished run of plans/local.yaml: two workload
@@ -46,29 +46,12 @@ func fakeRun(t *testing.T) (string, *plan.Plan, *rundir.State) {
 	// Host k records, every second for 60 s, 1+k New-Orders of 20 ms and
 	// as many Payments of 5 ms: 60*(1+2)=180 New-Orders in all.
 	for k, host := range []string{"load1", "load2"} {
-		var b bytes.Buffer
-		enc := histogram.NewEncoder(&b)
-		for s := 1; s <= 60; s++ {
-			for _, op := range histogram.TPCCNames() {
-				h := histogram.NewHistogram()
-				switch op {
-				case histogram.NewOrder:
-					for range 1 + k {
-						h.RecordValue(int64(20 * time.Millisecond))
-					}
-				case histogram.Payment:
-					for range 1 + k {
-						h.RecordValue(int64(5 * time.Millisecond))
-					}
-				}
-				if err := enc.Encode(histogram.Tick{Name: op, Hist: histogram.Export(h), Elapsed: time.Second, Now: t0.Add(time.Duration(s) * time.Second)}); err != nil {
-					t.Fatal(err)
-				}
-			}
+		hostDir := filepath.Join(dir, "results", host)
+		if err := os.MkdirAll(hostDir, 0o755); err != nil {
+			t.Fatal(err)
 		}
-		hist := filepath.Join(dir, "results", host, fmt.Sprintf("workload%d.histogram.ndjson", k+1))
-		write(t, hist, b.String())
-		writeJSON(t, tpcc.ResultFileFor(hist), hostResult(k))
+		hist := resulttest.WriteHostFiles(t, hostDir, k)
+		writeJSON(t, result.ResultFileFor(hist), hostResult(k))
 	}
 	write(t, filepath.Join(dir, "logs", "install", "db1.log"), "== 2026-12-02T12:00:00Z check PostgreSQL programs: pg_ctl --version\npg_ctl (PostgreSQL) 15.18\n")
 	clock := probe.NewClock()
@@ -108,19 +91,19 @@ func writeSamples(t *testing.T, path, host string, t0 time.Time, busy float64) {
 
 // hostResult is what `tpcc run --result` leaves on workload host k: it
 // started 3+k ms after --start-at; two audit checks; k errors.
-func hostResult(k int) *tpcc.Result {
+func hostResult(k int) *result.Result {
 	delay, limit, p90 := float64(3+k), 5000.0, 20.0
-	r := &tpcc.Result{Header: result.New(tpcc.KindRun), Warehouses: 2, ActiveWarehouses: 2, StartDelayMs: &delay,
+	r := &result.Result{Header: envelope.New(result.KindRun), Warehouses: 2, ActiveWarehouses: 2, StartDelayMs: &delay,
 		ElapsedSeconds: 60, TpmC: float64(60 * (1 + k)), Efficiency: 100 * float64(60*(1+k)) / 12.86, EfficiencyWarehouses: 1,
 		WarehouseFactor: 12.86, Pass: true,
-		Audit: []tpcc.AuditCheck{
+		Audit: []result.AuditCheck{
 			{ID: "9.2.1.7", Verdict: "SKIP", Detail: "not enough deliveries: 0 < 10000"},
 			{ID: "5.2.5.7/newOrder", Verdict: "PASS", Observed: &p90, Max: &limit, Unit: "ms", Detail: "p90 20ms, limit 5s"},
 		}}
 	for _, name := range histogram.TPCCNames() {
 		errs, retries := int64(k), int64(2*k)
 		lost, backoff := float64(250*k), float64(50*k)
-		r.Transactions = append(r.Transactions, tpcc.Txn{Name: name, Errors: &errs, Retries: &retries,
+		r.Transactions = append(r.Transactions, result.Txn{Name: name, Errors: &errs, Retries: &retries,
 			RetryLostMs: &lost, RetryBackoffMs: &backoff})
 	}
 	return r
@@ -131,7 +114,7 @@ func writeJSON(t *testing.T, path string, v any) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := result.WriteFile(path, v); err != nil {
+	if err := envelope.WriteFile(path, v); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -261,7 +244,7 @@ func TestReportUsesTheMergeStage(t *testing.T) {
 	dir, p, st := fakeRun(t)
 	files := []string{"results/load1/workload1.histogram.ndjson", "results/load2/workload2.histogram.ndjson"}
 	abs := []string{filepath.Join(dir, files[0]), filepath.Join(dir, files[1])}
-	m, _, err := tpcc.MergeFiles(2, abs...)
+	m, _, err := result.MergeFiles(2, abs...)
 	if err != nil {
 		t.Fatal(err)
 	}

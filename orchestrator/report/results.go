@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/result"
+	envelope "github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/probe"
-	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // This file reads the drivers' result files (benchrig.result/v1) of a
@@ -25,8 +25,8 @@ import (
 // leaves a round's merged result, relative to the run directory. The
 // report uses it when it covers exactly the round's collected histogram
 // files and is newer than each; otherwise it merges them itself, with the
-// same function (tpcc.MergeFiles).
-func MergedFile(label string) string { return "results/" + tpcc.MergedFile(label) }
+// same function (result.MergeFiles).
+func MergedFile(label string) string { return "results/" + result.MergedFile(label) }
 
 // round is one measured run as read from its files.
 type round struct {
@@ -38,7 +38,7 @@ type round struct {
 // hostRun is one workload host's own result file of a round.
 type hostRun struct {
 	host string
-	res  *tpcc.Result
+	res  *result.Result
 }
 
 // readRound merges a round's histogram files (paths relative to runDir)
@@ -52,7 +52,7 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 		for i, f := range files {
 			abs[i] = filepath.Join(runDir, f)
 		}
-		merged, _, err = tpcc.MergeFiles(w, abs...)
+		merged, _, err = result.MergeFiles(w, abs...)
 		if err != nil {
 			r.Problems = append(r.Problems, err.Error())
 			return nil
@@ -80,11 +80,11 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 		rd.series = append(rd.series, TickPoint(s))
 	}
 	for i, f := range files {
-		if slices.ContainsFunc(merged.Incomplete, func(h tpcc.IncompleteHost) bool { return h.Refused && h.File == f }) {
+		if slices.ContainsFunc(merged.Incomplete, func(h result.IncompleteHost) bool { return h.Refused && h.File == f }) {
 			continue // its files were refused: nothing it sent is shown
 		}
-		path := tpcc.ResultFileFor(f)
-		hr, err := tpcc.ReadResult(filepath.Join(runDir, path))
+		path := result.ResultFileFor(f)
+		hr, err := result.ReadResult(filepath.Join(runDir, path))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // a driver older than result files, or a run stopped before writing it
 		}
@@ -108,17 +108,17 @@ func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *
 
 // readMerged is the merge stage's result of a round if it is the merge of
 // exactly files, against w warehouses, and newer than each of them.
-func readMerged(runDir, label string, w int, files []string) (*tpcc.Result, error) {
+func readMerged(runDir, label string, w int, files []string) (*result.Result, error) {
 	path := filepath.Join(runDir, MergedFile(label))
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	m, err := tpcc.ReadResult(path)
+	m, err := result.ReadResult(path)
 	if err != nil {
 		return nil, err
 	}
-	if m.Kind != tpcc.KindMerge || m.EfficiencyWarehouses != w || !slices.Equal(sorted(m.Files), sorted(files)) {
+	if m.Kind != result.KindMerge || m.EfficiencyWarehouses != w || !slices.Equal(sorted(m.Files), sorted(files)) {
 		return nil, fmt.Errorf("%s: not the merge of this round's files", path)
 	}
 	for _, f := range files {
@@ -136,7 +136,7 @@ func sorted(xs []string) []string {
 }
 
 // fromMerged is the report's view of a merged result.
-func fromMerged(m *tpcc.Result, files []string) *Result {
+func fromMerged(m *result.Result, files []string) *Result {
 	res := &Result{Warehouses: m.EfficiencyWarehouses, Elapsed: m.ElapsedSeconds, TpmC: m.TpmC, Efficiency: m.Efficiency,
 		Pass: m.Pass, Judged: m.Judged, Failures: m.Failures, Files: files, Ops: []Op{},
 		RetriesPerTxn: m.RetriesPerTxn, RetryLostSeconds: m.RetryLostSeconds, RetryLostPercent: m.RetryLostPercent,
@@ -209,7 +209,7 @@ func (r *Report) readClock(runDir string) {
 		return
 	}
 	var c probe.Clock
-	if err := result.Decode(data, &c, probe.KindClock); err != nil {
+	if err := envelope.Decode(data, &c, probe.KindClock); err != nil {
 		r.Problems = append(r.Problems, fmt.Sprintf("%s: %v", ClockFile, err))
 		return
 	}
@@ -230,7 +230,7 @@ func (r *Report) readDisks(runDir string, p *plan.Plan) {
 	}
 	for _, name := range names {
 		var f probe.Fio
-		err := result.ReadFile(filepath.Join(runDir, "results", name, probe.FioFile), &f, probe.KindFio)
+		err := envelope.ReadFile(filepath.Join(runDir, "results", name, probe.FioFile), &f, probe.KindFio)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -252,10 +252,10 @@ func relTo(dir, path string) string {
 }
 
 // mergedFiles is files without those of hosts the merge refused.
-func mergedFiles(files []string, m *tpcc.Result) []string {
+func mergedFiles(files []string, m *result.Result) []string {
 	var out []string
 	for _, f := range files {
-		if !slices.ContainsFunc(m.Incomplete, func(h tpcc.IncompleteHost) bool { return h.Refused && h.File == f }) {
+		if !slices.ContainsFunc(m.Incomplete, func(h result.IncompleteHost) bool { return h.Refused && h.File == f }) {
 			out = append(out, f)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/benchrig/benchrig/remote"
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // A measured run's job (a Job step with a Window) that dies before its
@@ -122,7 +122,7 @@ func (r *Runner) deadFile(host, remotePath string) (Death, bool) {
 		if d.Host != host || d.Window == "" {
 			continue
 		}
-		stem, _, _ := tpcc.HistogramStem(path.Base(d.Window))
+		stem, _, _ := runspec.HistogramStem(path.Base(d.Window))
 		stem += "."
 		if base == path.Base(d.Window) || strings.HasPrefix(base, stem) {
 			return d, true

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/benchrig/benchrig/remote"
-	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // SearchPoint is one tried value and its verdict.
@@ -120,10 +120,10 @@ func (w searchWorkload) Run(st *Stage) error {
 	defer func() { c.template = false }()
 	c.runRound(&it, "run", p.TPCC.Ramp, p.TPCC.Duration, true, rd)
 	it.then()
-	args := []string{"benchrig", "tpcc", "merge", "--check", "--warehouses", SearchValue, "--json", "results/" + tpcc.MergedFile(rd.Label)}
+	args := []string{"benchrig", "tpcc", "merge", "--check", "--warehouses", SearchValue, "--json", "results/" + result.MergedFile(rd.Label)}
 	for i, h := range p.Workload {
 		hf := plan.HistogramFile(p, i, rd)
-		for _, f := range []string{hf, tpcc.ResultFileFor(hf)} {
+		for _, f := range []string{hf, result.ResultFileFor(hf)} {
 			it.add(Step{Host: h.Name, Kind: Get, What: "download " + f,
 				Transfer: remote.Transfer{Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f}})
 		}

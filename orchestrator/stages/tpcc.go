@@ -9,6 +9,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // tpccWorkload is the TPC-C benchmark: `benchrig tpcc init/load` to
@@ -152,9 +153,9 @@ func (w tpccWorkload) roundFiles(rounds []plan.Round, with int) []ResultFile {
 			files := []string{hf}
 			switch with {
 			case withBenchrigFiles:
-				files = append(files, tpcc.ResultFileFor(hf), tpcc.TicksFileFor(hf))
+				files = append(files, result.ResultFileFor(hf), result.TicksFileFor(hf))
 			case withWorkloadOutput:
-				files = append(files, tpcc.WorkloadOutputFileFor(hf))
+				files = append(files, result.WorkloadOutputFileFor(hf))
 			}
 			for _, f := range files {
 				out = append(out, ResultFile{Host: h, Round: rd, Remote: h.Dir + "/" + f, Local: "results/" + h.Name + "/" + f})
@@ -182,7 +183,7 @@ func (w tpccWorkload) Collect(st *Stage) {
 func (w tpccWorkload) Merge(st *Stage) {
 	p := w.c.p
 	for _, rd := range p.Rounds() {
-		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.ActiveWarehouses(p)), "--json", "results/" + tpcc.MergedFile(rd.Label)}
+		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.ActiveWarehouses(p)), "--json", "results/" + result.MergedFile(rd.Label)}
 		for _, f := range w.roundFiles([]plan.Round{rd}, histogramsOnly) {
 			args = append(args, f.Local)
 		}
@@ -281,7 +282,7 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 				// output kept beside the histograms: its totals line is
 				// the figure the single-host pages publish.
 				args = append(args, p.TPCC.Extra...)
-				out = tpcc.WorkloadOutputFileFor(plan.HistogramFile(p, i, rd))
+				out = result.WorkloadOutputFileFor(plan.HistogramFile(p, i, rd))
 			}
 			s := workloadRunStep(p, h, strings.TrimSpace(what+" TPC-C (workload) "+rd.Label), name, histograms && len(p.Workload) > 1, out, args)
 			if histograms {
@@ -294,7 +295,7 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		}
 		if histograms {
 			// The per-tick metrics (JSON lines) beside the histograms.
-			args = append(args, "--ticks", tpcc.TicksFileFor(plan.HistogramFile(p, i, rd)))
+			args = append(args, "--ticks", result.TicksFileFor(plan.HistogramFile(p, i, rd)))
 		} else {
 			args = append(args, "--no-verdict") // the allocation (Allocate)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // ParseIsolation parses an isolation level as --isolation spells it
@@ -51,7 +52,7 @@ type RunOutputs struct {
 // is created or run.
 func (o RunOutputs) Validate() error {
 	if o.Ticks != "" {
-		if _, err := tpcc.TickFormatOf(o.Ticks); err != nil {
+		if _, err := result.TickFormatOf(o.Ticks); err != nil {
 			return fmt.Errorf("--ticks: %w", err)
 		}
 	}
@@ -68,13 +69,13 @@ func RunTo(ctx context.Context, cfg tpcc.RunConfig, o RunOutputs, errw io.Writer
 		return err
 	}
 	if o.Ticks != "" {
-		format, _ := tpcc.TickFormatOf(o.Ticks)
+		format, _ := result.TickFormatOf(o.Ticks)
 		f, err := os.Create(o.Ticks)
 		if err != nil {
 			return fmt.Errorf("tpcc run: --ticks: %w", err)
 		}
 		defer f.Close() // every tick is flushed as it is written
-		cfg.Ticks = tpcc.NewTickWriter(f, format)
+		cfg.Ticks = result.NewTickWriter(f, format)
 	}
 	if o.Histograms != "" {
 		f, err := os.Create(o.Histograms)
@@ -91,10 +92,10 @@ func RunTo(ctx context.Context, cfg tpcc.RunConfig, o RunOutputs, errw io.Writer
 		}()
 	}
 	if o.Prometheus != "" {
-		live := &tpcc.LiveMetrics{}
+		live := &result.LiveMetrics{}
 		sctx, stop := context.WithCancel(ctx)
 		defer stop()
-		addr, err := tpcc.ServeLiveMetrics(sctx, o.Prometheus, live)
+		addr, err := result.ServeLiveMetrics(sctx, o.Prometheus, live)
 		if err != nil {
 			return fmt.Errorf("tpcc run: %w", err)
 		}
@@ -102,17 +103,17 @@ func RunTo(ctx context.Context, cfg tpcc.RunConfig, o RunOutputs, errw io.Writer
 			fmt.Fprintf(cfg.Out, "Serving live metrics (OpenMetrics) at http://%s/metrics\n", addr)
 		}
 		if cfg.Ticks != nil {
-			cfg.Ticks = tpcc.TickSinks{cfg.Ticks, live}
+			cfg.Ticks = result.TickSinks{cfg.Ticks, live}
 		} else {
 			cfg.Ticks = live
 		}
 	}
 	if o.Result == "" && o.Histograms != "" {
-		o.Result = tpcc.ResultFileFor(o.Histograms)
+		o.Result = result.ResultFileFor(o.Histograms)
 	}
 	res, err := tpcc.Run(ctx, cfg)
 	if res != nil && o.Result != "" {
-		if werr := tpcc.WriteResult(o.Result, tpcc.NewResult(cfg, res, err)); werr != nil {
+		if werr := result.WriteResult(o.Result, tpcc.NewResult(cfg, res, err)); werr != nil {
 			return fmt.Errorf("tpcc run: --result: %w", werr)
 		}
 	}
@@ -130,7 +131,7 @@ type MergeArgs struct {
 
 // IncompleteError is a merge --check refuses: a host's measured run died,
 // so no figure of the merge covers the whole window.
-type IncompleteError struct{ Hosts []tpcc.IncompleteHost }
+type IncompleteError struct{ Hosts []result.IncompleteHost }
 
 func (e *IncompleteError) Error() string {
 	texts := make([]string, len(e.Hosts))
@@ -165,8 +166,8 @@ func (a MergeArgs) Run(w io.Writer) error {
 // tpcc-merge-results' summary and table to w, and writes the merged
 // result as JSON to jsonPath unless it is "". The merge is returned for
 // its Check, with the hosts whose measured run died.
-func MergeTo(w io.Writer, warehouses int, jsonPath string, files ...string) (*histogram.Result, []tpcc.IncompleteHost, error) {
-	res, m, err := tpcc.MergeFiles(warehouses, files...)
+func MergeTo(w io.Writer, warehouses int, jsonPath string, files ...string) (*histogram.Result, []result.IncompleteHost, error) {
+	res, m, err := result.MergeFiles(warehouses, files...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tpcc merge: %w", err)
 	}
@@ -179,7 +180,7 @@ func MergeTo(w io.Writer, warehouses int, jsonPath string, files ...string) (*hi
 		return nil, nil, err
 	}
 	if jsonPath != "" {
-		if err := tpcc.WriteResult(jsonPath, res); err != nil {
+		if err := result.WriteResult(jsonPath, res); err != nil {
 			return nil, nil, fmt.Errorf("tpcc merge: --json: %w", err)
 		}
 	}

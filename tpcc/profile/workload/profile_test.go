@@ -20,6 +20,7 @@ import (
 	"github.com/benchrig/benchrig/internal/golden"
 	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
+	"github.com/benchrig/benchrig/tpcc/result"
 	"github.com/benchrig/benchrig/tpcc/tpcctest"
 )
 
@@ -282,7 +283,7 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 	t.Run("ramp", func(t *testing.T) {
 		var out, ticks bytes.Buffer
 		cfg := tpcc.RunConfig{URLs: []string{url}, Warehouses: 2, Wait: 0.01, Ramp: 6 * time.Second, Duration: 3 * time.Second,
-			Seed: 3, Profile: tpcc.ProfileWorkload, ChooseProfile: choose, Out: &out, Ticks: tpcc.NewTickWriter(&ticks, tpcc.TicksJSONLines)}
+			Seed: 3, Profile: tpcc.ProfileWorkload, ChooseProfile: choose, Out: &out, Ticks: result.NewTickWriter(&ticks, result.TicksJSONLines)}
 		res, err := tpcc.Run(context.Background(), cfg)
 		t.Logf("output:\n%s", out.String())
 		if err != nil {
@@ -319,7 +320,7 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 			if err := json.Unmarshal(sc.Bytes(), &tk); err != nil {
 				t.Fatal(err)
 			}
-			if tk.Kind == "tpmc" && tk.Phase == string(tpcc.PhaseRamp) {
+			if tk.Kind == "tpmc" && tk.Phase == string(result.PhaseRamp) {
 				ramp = append(ramp, tk)
 			}
 		}

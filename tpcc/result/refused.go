@@ -1,4 +1,4 @@
-package tpcc
+package result
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/result"
+	envelope "github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
@@ -160,7 +160,7 @@ func (r *Result) markRefused(refused []refusedHost, dead []deadHost, all []*hist
 		r.Incomplete = append(r.Incomplete, h)
 		fails = append(fails, "incomplete: "+h.Text())
 	}
-	r.Header.Schema = result.SchemaV2
+	r.Header.Schema = envelope.SchemaV2
 	r.Pass, r.Failures = false, append(fails, r.Failures...)
 }
 

@@ -1,4 +1,4 @@
-package tpcc
+package result
 
 import (
 	"bufio"
@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,30 +82,26 @@ func (t TickStats) Errors() int64 {
 	return n
 }
 
-// tickCounts are the counters a tick reads besides the histograms.
-type tickCounts struct {
-	errors, retries [numTxnTypes]int64
+// TickCounts are the counters a tick reads besides the histograms, by
+// transaction name, counted since the measurement's start: failed
+// transactions and retries.
+type TickCounts struct {
+	Errors, Retries map[string]int64
 }
 
-func loadTickCounts(c *counters) tickCounts {
-	var tc tickCounts
-	for t := range numTxnTypes {
-		tc.errors[t] = c.errors[t].Load()
-		tc.retries[t] = c.retries[t].Load()
-	}
-	return tc
-}
-
-// tickBuilder turns the recorder's intervals and the counters into
+// TickBuilder turns the recorder's intervals and the counters into
 // TickStats, remembering the previous counters for per-tick deltas.
-type tickBuilder struct {
-	prev tickCounts
+type TickBuilder struct {
+	prev TickCounts
 }
 
-// reset follows the counters' reset at the ramp's end.
-func (b *tickBuilder) reset() { b.prev = tickCounts{} }
+// Reset follows the counters' reset at the ramp's end.
+func (b *TickBuilder) Reset() { b.prev = TickCounts{} }
 
-func (b *tickBuilder) build(now time.Time, elapsed time.Duration, phase TickPhase, ivs []histogram.Interval, cur tickCounts) TickStats {
+// Build is the tick at now, elapsed since the measurement's start: the
+// recorder's intervals ivs and the counters cur. A name cur does not
+// count has no errors or retries.
+func (b *TickBuilder) Build(now time.Time, elapsed time.Duration, phase TickPhase, ivs []histogram.Interval, cur TickCounts) TickStats {
 	ts := TickStats{Now: now, Elapsed: elapsed, Phase: phase, Txns: make([]TxnTick, 0, len(ivs))}
 	for _, iv := range ivs {
 		x := TxnTick{
@@ -113,27 +111,25 @@ func (b *tickBuilder) build(now time.Time, elapsed time.Duration, phase TickPhas
 		}
 		x.OpsPerSec = rate(x.Count, iv.Elapsed)
 		x.OpsPerSecCum = rate(x.CountCum, elapsed)
-		if t, ok := txnTypeOf(iv.Name); ok {
-			x.ErrorsCum, x.RetriesCum = cur.errors[t], cur.retries[t]
-			x.Errors, x.Retries = cur.errors[t]-b.prev.errors[t], cur.retries[t]-b.prev.retries[t]
-		}
+		x.ErrorsCum, x.RetriesCum = cur.Errors[iv.Name], cur.Retries[iv.Name]
+		x.Errors, x.Retries = x.ErrorsCum-b.prev.Errors[iv.Name], x.RetriesCum-b.prev.Retries[iv.Name]
 		ts.Txns = append(ts.Txns, x)
 		if iv.Name == histogram.NewOrder {
 			ts.HasTpmC = true
 			ts.TpmC, ts.TpmCCum = 60*x.OpsPerSec, 60*x.OpsPerSecCum
 		}
 	}
-	b.prev = cur
+	// A copy: the caller may count on in cur's maps.
+	b.prev = TickCounts{Errors: maps.Clone(cur.Errors), Retries: maps.Clone(cur.Retries)}
 	return ts
 }
 
-func txnTypeOf(name string) (TxnType, bool) {
-	for t := range numTxnTypes {
-		if t.String() == name {
-			return t, true
-		}
+// rate is n per second of d (0 for no time).
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
 	}
-	return 0, false
+	return float64(n) / d.Seconds()
 }
 
 // TickFormat is the encoding of a --ticks file.
@@ -188,8 +184,10 @@ func NewTickWriter(w io.Writer, format TickFormat) *TickWriter {
 	return tw
 }
 
-// txnLine and tpmcLine are the JSON lines (docs/schema/ticks.v1.json).
-type txnLine struct {
+// TxnLine and TpmCLine are the JSON lines of a --ticks file
+// (docs/schema/ticks.v1.json): a transaction type's figures of a tick,
+// and the tick's tpmC.
+type TxnLine struct {
 	Schema       string    `json:"schema"`
 	Kind         string    `json:"kind"`
 	Time         time.Time `json:"time"`
@@ -211,7 +209,7 @@ type txnLine struct {
 	Max          float64   `json:"max_ms"`
 }
 
-type tpmcLine struct {
+type TpmCLine struct {
 	Schema   string    `json:"schema"`
 	Kind     string    `json:"kind"`
 	Time     time.Time `json:"time"`
@@ -237,7 +235,7 @@ func (tw *TickWriter) writeJSON(ts TickStats) error {
 	enc := json.NewEncoder(tw.w)
 	el := ts.Elapsed.Seconds()
 	for _, x := range ts.Txns {
-		if err := enc.Encode(txnLine{
+		if err := enc.Encode(TxnLine{
 			Schema: TicksSchema, Kind: "txn", Time: ts.Now.UTC(), ElapsedS: el, Phase: ts.Phase,
 			Name: x.Name, IntervalS: x.Interval.Seconds(),
 			Count: x.Count, CountCum: x.CountCum, Errors: x.Errors, ErrorsCum: x.ErrorsCum,
@@ -249,7 +247,7 @@ func (tw *TickWriter) writeJSON(ts TickStats) error {
 		}
 	}
 	if ts.HasTpmC {
-		return enc.Encode(tpmcLine{Schema: TicksSchema, Kind: "tpmc", Time: ts.Now.UTC(), ElapsedS: el,
+		return enc.Encode(TpmCLine{Schema: TicksSchema, Kind: "tpmc", Time: ts.Now.UTC(), ElapsedS: el,
 			Phase: ts.Phase, TpmC: ts.TpmC, TpmCCum: ts.TpmCCum, Terminals: ts.Terminals})
 	}
 	return nil
@@ -275,6 +273,10 @@ func (tw *TickWriter) writeCSV(ts TickStats) {
 	// Errors of the csv writer are those of tw.w, reported by its Flush.
 	tw.csv.Flush()
 }
+
+// TicksColumns are the columns of a CSV --ticks file, in order (its
+// header row).
+func TicksColumns() []string { return slices.Clone(ticksColumns) }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 

@@ -1,4 +1,4 @@
-package tpcc
+package result
 
 import (
 	"errors"
@@ -9,7 +9,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/result"
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	envelope "github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/tpcc/histogram"
 	"github.com/benchrig/benchrig/tpcc/runspec"
 )
@@ -27,7 +29,7 @@ const (
 // histograms (KindMerge, `benchrig tpcc merge --json`). The report and
 // later comparisons read these files, never the printed text.
 type Result struct {
-	result.Header
+	envelope.Header
 
 	// Warehouses is the loaded count and ActiveWarehouses the count with
 	// terminals over all hosts (run only: a merge knows neither).
@@ -144,7 +146,7 @@ type Txn struct {
 	Max            float64  `json:"max_ms"`
 }
 
-// AuditCheck is one audit check (AuditResult) as data.
+// AuditCheck is one audit check (tpcc's AuditResult) as data.
 type AuditCheck struct {
 	ID       string   `json:"id"`
 	Verdict  string   `json:"verdict"` // PASS, FAIL or SKIP
@@ -169,17 +171,10 @@ func ResultFileFor(histograms string) string {
 	return siblingOf(histograms, ".result.json")
 }
 
-// HistogramSuffixes and HistogramStem are runspec's: a plan names the
-// histogram files too, and plan does not import the driver.
-var (
-	HistogramSuffixes = runspec.HistogramSuffixes
-	HistogramStem     = runspec.HistogramStem
-)
-
 // siblingOf names a file that belongs with a histogram file: its
 // histogram suffix replaced by ext, or ext appended to another name.
 func siblingOf(histograms, ext string) string {
-	stem, _, _ := HistogramStem(histograms)
+	stem, _, _ := runspec.HistogramStem(histograms)
 	return stem + ext
 }
 
@@ -207,74 +202,14 @@ func MergedFile(label string) string {
 	return "merged." + label + ".result.json"
 }
 
-// NewResult is the run result of one host; runErr is what Run returned
-// with it (an *AuditError is already in the audit checks).
-func NewResult(cfg RunConfig, res *RunResult, runErr error) *Result {
-	r := &Result{
-		Header:     result.New(KindRun),
-		Warehouses: cfg.Warehouses, ActiveWarehouses: cfg.ActiveWarehouses, Partitions: cfg.Partitions,
-		Affinity: cfg.Affinity, Wait: &cfg.Wait, RampSeconds: cfg.Ramp.Seconds(), DurationSeconds: cfg.Duration.Seconds(),
-		ElapsedSeconds: res.Elapsed.Seconds(), TpmC: res.TpmC, Efficiency: res.Efficiency,
-		WarehouseFactor: histogram.SpecWarehouseFactor, Judged: res.Counts[NewOrderTxn] >= minEfficiencySample,
-		Pass: true,
-	}
-	if r.ActiveWarehouses == 0 {
-		r.ActiveWarehouses = r.Warehouses
-	}
-	if res.Result != nil {
-		r.EfficiencyWarehouses = res.Result.Warehouses
-	}
-	if start := res.StartAt; !start.IsZero() {
-		at, ms := start.UTC(), histogram.Millis(int64(res.StartDelay))
-		r.StartAt, r.StartDelayMs = &at, &ms
-	}
-	if !res.ReadyAt.IsZero() {
-		at := res.ReadyAt.UTC()
-		r.ReadyAt = &at
-	}
-	var retries, done int64
-	for t := range numTxnTypes {
-		txn := txnOf(t.String(), res.Result, res.Elapsed)
-		errs, rt, gaveUp := res.Errors[t], res.Retries[t], res.GaveUp[t]
-		txn.Errors, txn.Retries, txn.GaveUp = &errs, &rt, &gaveUp
-		lost, backoff := histogram.Millis(int64(res.RetryWork[t]+res.RetryBackoff[t])), histogram.Millis(int64(res.RetryBackoff[t]))
-		txn.RetryLostMs, txn.RetryBackoffMs = &lost, &backoff
-		r.Transactions = append(r.Transactions, txn)
-		retries += rt
-		done += res.Counts[t]
-	}
-	per := per1000(retries, done)
-	r.Retries, r.RetriesPer1000 = &retries, &per
-	r.retryTotals()
-	if res.Isolation != "" {
-		r.Isolation = string(res.Isolation)
-	}
-	for _, a := range res.Audit {
-		r.Audit = append(r.Audit, AuditCheck{ID: a.ID, Verdict: string(a.Status), Observed: a.Observed,
-			Min: a.Min, Max: a.Max, Unit: a.Unit, Detail: a.Detail})
-		if a.Status == AuditFail {
-			r.Pass = false
-			r.Failures = append(r.Failures, a.ID+": "+a.Detail)
-		}
-	}
-	if cfg.NoVerdict {
-		// The audit checks stay in the result, as observations.
-		r.Judged, r.Pass, r.Failures = false, true, nil
-	}
-	var ae *AuditError
-	if runErr != nil && !errors.As(runErr, &ae) {
-		r.Pass, r.Error = false, runErr.Error()
-	}
-	if res.Profile != "" { // the load profile (loadprofile.go)
-		we := res.WorkloadEfficiency
-		r.Profile, r.Connections, r.WorkloadEfficiency = string(res.Profile), res.Connections, &we
-	}
-	return r
-}
+// MinEfficiencySample is the New-Order count below which efficiency is
+// reported but not judged (±3% at 1,000): a result's Judged, and the
+// run's audit (tpcc), which skips its efficiency check below it.
+const MinEfficiencySample = 1000
 
-// txnOf is a transaction type's count and latencies from cumulative
-// histograms over elapsed.
-func txnOf(name string, hr *histogram.Result, elapsed time.Duration) Txn {
+// TxnOf is a transaction type's count and latencies from cumulative
+// histograms over elapsed (nil: none measured).
+func TxnOf(name string, hr *histogram.Result, elapsed time.Duration) Txn {
 	t := Txn{Name: name}
 	if hr == nil {
 		return t
@@ -358,10 +293,10 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 		return nil, nil, err
 	}
 	r := &Result{
-		Header:         result.New(KindMerge),
+		Header:         envelope.New(KindMerge),
 		ElapsedSeconds: m.Elapsed.Seconds(), TpmC: m.TpmC(), Efficiency: m.Efficiency(),
 		EfficiencyWarehouses: warehouses, WarehouseFactor: histogram.DeckWarehouseFactor,
-		Judged: m.Count(histogram.NewOrder) >= minEfficiencySample, Pass: true,
+		Judged: m.Count(histogram.NewOrder) >= MinEfficiencySample, Pass: true,
 		Files: paths, Series: series(newOrders),
 	}
 	var ce *histogram.CheckError
@@ -383,7 +318,7 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 		if _, ok := m.Cumulative[n]; !ok {
 			continue
 		}
-		t := txnOf(n, m, m.Elapsed)
+		t := TxnOf(n, m, m.Elapsed)
 		if hc != nil {
 			e, rt, lost, backoff := hc.errs[n], hc.retries[n], hc.lostMs[n], hc.backoffMs[n]
 			t.Errors, t.Retries = &e, &rt
@@ -396,10 +331,10 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 		r.Transactions = append(r.Transactions, t)
 	}
 	if hc != nil {
-		per := per1000(retries, done)
+		per := Per1000(retries, done)
 		r.Retries, r.RetriesPer1000 = &retries, &per
 		if hc.costs {
-			r.retryTotals()
+			r.SetRetryTotals()
 		}
 	}
 	return r, m, nil
@@ -466,7 +401,7 @@ func (r *Result) markIncomplete(dead []deadHost, all []*histogram.Result) {
 		r.Incomplete = append(r.Incomplete, h)
 		fails = append(fails, "incomplete: "+h.Text())
 	}
-	r.Header.Schema = result.SchemaV2
+	r.Header.Schema = envelope.SchemaV2
 	r.Pass, r.Failures = false, append(fails, r.Failures...)
 }
 
@@ -476,9 +411,9 @@ func (h IncompleteHost) Text() string {
 	return fmt.Sprintf("%s %s, covered %.1f s of the %.1f s window (%.1f%%)", h.Host, h.Reason, h.CoveredSeconds, h.WindowSeconds, h.CoveredPercent)
 }
 
-// retryTotals sets the retries per committed transaction and the time
+// SetRetryTotals sets the retries per committed transaction and the time
 // lost to retries from the transactions' figures.
-func (r *Result) retryTotals() {
+func (r *Result) SetRetryTotals() {
 	var retries, done int64
 	var lostMs, latencyMs float64
 	for _, t := range r.Transactions {
@@ -569,7 +504,7 @@ func series(newOrders []histogram.Tick) []SeriesPoint {
 // ReadResult reads a TPC-C result file of either kind.
 func ReadResult(path string) (*Result, error) {
 	var r Result
-	if err := result.ReadFile(path, &r, KindRun, KindMerge); err != nil {
+	if err := envelope.ReadFile(path, &r, KindRun, KindMerge); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -577,7 +512,7 @@ func ReadResult(path string) (*Result, error) {
 
 // WriteResult writes r to path (atomically).
 func WriteResult(path string, r *Result) error {
-	return result.WriteFile(path, r)
+	return envelope.WriteFile(path, r)
 }
 
 // HostFinalLine is one host's workload totals line and the histogram file
@@ -630,3 +565,15 @@ func readTail(path string, n int64) ([]byte, error) {
 	}
 	return io.ReadAll(io.LimitReader(f, n))
 }
+
+// Per1000 is n per 1,000 of done (0 when nothing was done): the retries
+// per 1,000 transactions of a result and of the console's totals.
+func Per1000(n, done int64) float64 {
+	if done == 0 {
+		return 0
+	}
+	return 1000 * float64(n) / float64(done)
+}
+
+// ms is a latency quantile of h in milliseconds.
+func ms(h *hdr.Histogram, q float64) float64 { return histogram.Millis(h.ValueAtQuantile(q)) }

@@ -1,10 +1,10 @@
-package tpcc
+package result
 
 import (
 	"errors"
 	"io/fs"
 
-	"github.com/benchrig/benchrig/internal/result"
+	envelope "github.com/benchrig/benchrig/internal/result"
 )
 
 // KindDied is the record the orchestrator leaves beside a workload host's
@@ -17,7 +17,7 @@ const KindDied = "tpcc.died"
 
 // Died is a KindDied record.
 type Died struct {
-	result.Header
+	envelope.Header
 	// Host, Stage, Step and Job say which measured run died; Reason how
 	// ("killed (SIGKILL)", "vanished without exit status").
 	Host   string `json:"host"`
@@ -40,7 +40,7 @@ func DiedFileFor(histograms string) string {
 // is none (the host's run was not seen to die).
 func ReadDied(histograms string) (*Died, error) {
 	var d Died
-	err := result.ReadFile(DiedFileFor(histograms), &d, KindDied)
+	err := envelope.ReadFile(DiedFileFor(histograms), &d, KindDied)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

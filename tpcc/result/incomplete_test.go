@@ -1,4 +1,4 @@
-package tpcc
+package result_test
 
 import (
 	"os"
@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/jsonschema"
-	"github.com/benchrig/benchrig/internal/result"
+	envelope "github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // TestMergeIncomplete: a host whose measured run died is named in the
@@ -58,13 +59,13 @@ func TestMergeIncomplete(t *testing.T) {
 				}
 			}
 			if tc.died {
-				d := Died{Header: result.New(KindDied), Host: "load2", Stage: "run", Step: "run TPC-C", Job: "run.x", Reason: "killed (SIGKILL)", WindowSeconds: 60}
-				if err := result.WriteFile(DiedFileFor(b2), d); err != nil {
+				d := result.Died{Header: envelope.New(result.KindDied), Host: "load2", Stage: "run", Step: "run TPC-C", Job: "run.x", Reason: "killed (SIGKILL)", WindowSeconds: 60}
+				if err := envelope.WriteFile(result.DiedFileFor(b2), d); err != nil {
 					t.Fatal(err)
 				}
-				checkSchema(t, mustRead(t, DiedFileFor(b2)))
+				checkSchema(t, mustRead(t, result.DiedFileFor(b2)))
 			}
-			r, _, err := MergeFiles(20, a, b2)
+			r, _, err := result.MergeFiles(20, a, b2)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err %v, want one with %q", err, tc.wantErr)
@@ -76,18 +77,18 @@ func TestMergeIncomplete(t *testing.T) {
 			}
 			if tc.refused != "" {
 				if len(r.Incomplete) != 1 || !r.Incomplete[0].Refused || r.Incomplete[0].Host != "load2" ||
-					!strings.Contains(r.Incomplete[0].Reason, tc.refused) || r.Pass || r.Schema != result.SchemaV2 || len(r.Files) != 1 {
+					!strings.Contains(r.Incomplete[0].Reason, tc.refused) || r.Pass || r.Schema != envelope.SchemaV2 || len(r.Files) != 1 {
 					t.Errorf("incomplete %+v, files %v: want load2 refused for %q, left out", r.Incomplete, r.Files, tc.refused)
 				}
 				return
 			}
-			doc, err := result.Marshal(r)
+			doc, err := envelope.Marshal(r)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkSchema(t, doc)
 			if !tc.died {
-				if len(r.Incomplete) != 0 || r.Schema != result.Schema {
+				if len(r.Incomplete) != 0 || r.Schema != envelope.Schema {
 					t.Errorf("a complete merge: incomplete %+v, schema %s", r.Incomplete, r.Schema)
 				}
 				return
@@ -100,11 +101,11 @@ func TestMergeIncomplete(t *testing.T) {
 				h.CoveredPercent < tc.covered-0.01 || h.CoveredPercent > tc.covered+0.01 || h.Truncated != tc.truncated {
 				t.Errorf("incomplete %+v, want load2 killed, %.2f%% of the 60 s window, truncated %v", h, tc.covered, tc.truncated)
 			}
-			if r.Schema != result.SchemaV2 || r.Pass || len(r.Failures) == 0 || !strings.HasPrefix(r.Failures[0], "incomplete: load2 killed (SIGKILL), covered ") {
+			if r.Schema != envelope.SchemaV2 || r.Pass || len(r.Failures) == 0 || !strings.HasPrefix(r.Failures[0], "incomplete: load2 killed (SIGKILL), covered ") {
 				t.Errorf("schema %s, pass %v, failures %q: want v2, failing with the host first", r.Schema, r.Pass, r.Failures)
 			}
 			// A v1 reader refuses it.
-			v1, err := jsonschema.Load("../docs/schema/result.v1.json")
+			v1, err := jsonschema.Load(schemaDir + "/result.v1.json")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +144,7 @@ func TestDiedFileFor(t *testing.T) {
 		"workload2.workers-40.r2.histogram.ndjson": "workload2.workers-40.r2.died.json",
 		"/tmp/h.ndjson": "/tmp/h.ndjson.died.json",
 	} {
-		if got := DiedFileFor(in); got != want {
+		if got := result.DiedFileFor(in); got != want {
 			t.Errorf("DiedFileFor(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package tpcc
+package result_test
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/tpcc/result"
 )
 
 // TestMergeRefusesMalformedHost: one host's files are hostile in each
@@ -40,16 +42,16 @@ func TestMergeRefusesMalformedHost(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.record != "" {
-				WriteRefused(b, tc.record)
+				result.WriteRefused(b, tc.record)
 			}
 			if tc.runResult != "" {
-				os.WriteFile(ResultFileFor(b), []byte(tc.runResult), 0o644)
+				os.WriteFile(result.ResultFileFor(b), []byte(tc.runResult), 0o644)
 			}
-			alone, _, err := MergeFiles(10, a)
+			alone, _, err := result.MergeFiles(10, a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, _, err := MergeFiles(20, a, b)
+			r, _, err := result.MergeFiles(20, a, b)
 			if err != nil {
 				t.Fatalf("one host's garbage failed the merge: %v", err)
 			}
@@ -60,8 +62,8 @@ func TestMergeRefusesMalformedHost(t *testing.T) {
 				t.Errorf("pass %v, files %v, %d new orders (alone %d): want load1's figures alone, failing", r.Pass, r.Files, r.Transactions[0].Count, alone.Transactions[0].Count)
 			}
 			// Every host refused: an error naming them, no merge.
-			_, _, err = MergeFiles(10, b)
-			var re *RefusedError
+			_, _, err = result.MergeFiles(10, b)
+			var re *result.RefusedError
 			if !errors.As(err, &re) || !strings.Contains(err.Error(), "load2") {
 				t.Errorf("only the refused host: %v", err)
 			}
