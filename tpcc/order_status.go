@@ -33,9 +33,9 @@ LEFT JOIN order_line AS ol ON ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id
 )
 
 // orderStatus runs clause 2.6.2 in a read-only transaction.
-func (w *worker) orderStatus(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
+func (w *worker) orderStatus(ctx context.Context, db Pool, home Home) (retries int, err error) {
 	r := w.rng
-	wID, dID := home.wID, int32(r.Int(1, 10)) // 2.6.1.2
+	wID, dID := home.W, int32(r.Int(1, 10)) // 2.6.1.2
 	var customer any
 	customerSQL, linesSQL := osCustomerSQL, osOrderLinesSQL
 	byName := r.Int(1, 100) <= 60 // 2.6.1.2: 60% by last name

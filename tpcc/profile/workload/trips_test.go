@@ -1,4 +1,4 @@
-package tpcc
+package workload
 
 import (
 	"context"
@@ -14,7 +14,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
+	"github.com/benchrig/benchrig/tpcc/tpcctest"
 )
 
 // TestWorkloadRoundTripsOnPostgres measures the workload profile's round
@@ -44,18 +46,22 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 	if err := pgtest.Available(); err != nil {
 		t.Skipf("no PostgreSQL: %v", err)
 	}
-	dbURL, _ := loadWarehouses(t, 1, 1, pgtest.NoSync())
+	dbURL, _ := tpcctest.LoadWarehouses(t, 1, 1, pgtest.NoSync())
 	ctx := context.Background()
 
 	proxy := startWireCounter(t, dbURL)
-	pools, err := openPools(ctx, []string{proxy.url}, 1, 0)
+	pools, err := tpcc.OpenPools(ctx, []string{proxy.url}, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closePools(pools)
-	parts, _ := NewPartitions(1, 1, 1)
-	p := newProfile(ProfileWorkload, Postgres, &RunConfig{}, parts).(*workloadProfile)
-	if err := p.warm(ctx, pools, 1, Postgres); err != nil {
+	defer func() {
+		for _, p := range pools {
+			p.Close()
+		}
+	}()
+	parts, _ := tpcc.NewPartitions(1, 1, 1)
+	p := New(tpcc.Postgres, &tpcc.RunConfig{}, parts)
+	if err := p.Warm(ctx, pools, 1, tpcc.Postgres); err != nil {
 		t.Fatal(err)
 	}
 	conn, err := pgx.Connect(ctx, dbURL)
@@ -63,22 +69,21 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	m, _, err := DatabaseMeta(ctx, conn, 0)
+	m, _, err := tpcc.DatabaseMeta(ctx, conn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cnt atomic.Pointer[counters]
-	cnt.Store(newCounters(1))
 	rw := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
-	w := newWorker(NewRand(11, 1), p.runConstants(nil, m), 1, RetryPolicy{}, rw, rw, &cnt)
-	db := pgxPool{pools[0]}
+	w := p.NewExecutor(tpcc.Session{Rand: tpcc.NewRand(11, 1), Constants: p.RunConstants(nil, m), Warehouses: 1,
+		Dialect: tpcc.Postgres, ReadWrite: rw, ReadOnly: rw, Tally: tpcc.NewTally(1)}).(*worker)
+	db := tpcc.PgxPool{Pool: pools[0]}
 
-	want := map[TxnType][]int64{NewOrderTxn: {15, 8}, PaymentTxn: {8, 9}, OrderStatusTxn: {7}, DeliveryTxn: {29}, StockLevelTxn: {6}}
-	seen := map[TxnType]map[int64]int{}
-	run := func(ty TxnType) {
+	want := map[tpcc.TxnType][]int64{tpcc.NewOrderTxn: {15, 8}, tpcc.PaymentTxn: {8, 9}, tpcc.OrderStatusTxn: {7}, tpcc.DeliveryTxn: {29}, tpcc.StockLevelTxn: {6}}
+	seen := map[tpcc.TxnType]map[int64]int{}
+	run := func(ty tpcc.TxnType) {
 		t.Helper()
 		before := proxy.snapshot()
-		if _, err := p.exec(ctx, w, db, ty, warehouseDistrict{wID: 0, dID: 1}); err != nil && !errors.Is(err, errNewOrderRollback) {
+		if _, err := p.exec(ctx, w, db, ty, tpcc.Home{W: 0, D: 1}); err != nil && !errors.Is(err, tpcc.ErrNewOrderRollback) {
 			t.Fatalf("%s: %v", ty, err)
 		}
 		d := proxy.snapshot().minus(before)
@@ -95,16 +100,16 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 	}
 	// An idle connection: a pool that pings it adds a round trip here.
 	time.Sleep(1100 * time.Millisecond)
-	run(PaymentTxn)
+	run(tpcc.PaymentTxn)
 	for range 10 {
-		for ty := range numTxnTypes {
+		for ty := range tpcc.NumTxnTypes {
 			run(ty)
 		}
 	}
 	// The 1% rollback: more New-Orders until one (seed 11 draws one
 	// within the first few hundred).
-	for i := 0; i < 1000 && seen[NewOrderTxn][8] == 0; i++ {
-		run(NewOrderTxn)
+	for i := 0; i < 1000 && seen[tpcc.NewOrderTxn][8] == 0; i++ {
+		run(tpcc.NewOrderTxn)
 	}
 	t.Logf("round trips measured (count: transactions): %v", seen)
 	for ty, ns := range seen {
@@ -119,7 +124,7 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 			}
 		}
 	}
-	checkConsistent(t, dbURL)
+	tpcctest.CheckConsistent(t, dbURL)
 }
 
 // wireCounter is a loopback proxy to a PostgreSQL server that counts what
