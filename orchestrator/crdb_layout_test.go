@@ -16,7 +16,7 @@ import (
 //
 //   - crdb/... (crdb/fixtures: IMPORT and partitioning per release);
 //   - tpcc/profile/workload, the load profile that is CockroachDB
-//     workload's (when it is cut out of tpcc);
+//     workload's, which may ask crdb what differs per release;
 //   - tpcc/command, the driver's command layer above the benchmark: it
 //     turns --cockroach-version into the release's facts and gives the
 //     benchmark crdb/fixtures' values (tpcc.CockroachFixtures);

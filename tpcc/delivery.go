@@ -31,8 +31,8 @@ AND c_id = (SELECT o_c_id FROM "order" WHERE o_w_id = $1 AND o_d_id = $2 AND o_i
 // then the whole business transaction, stricter than the queueing
 // acknowledgement clause 5.2.5.7 limits, and the same as CockroachDB's
 // workload measures.
-func (w *worker) delivery(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
-	wID := home.wID
+func (w *worker) delivery(ctx context.Context, db Pool, home Home) (retries int, err error) {
+	wID := home.W
 	carrier := w.drawDelivery()
 	var skipped int
 	retries, err = w.inPipe(ctx, db, w.rwBegin, func(tx *pipeTx) error {

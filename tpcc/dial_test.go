@@ -64,16 +64,16 @@ func (s *silentServer) url() string {
 // connections at most MaxDialsPerURL at a time per URL, every URL at
 // once, as workload's warm-up does (pgxpool's MinConns would dial all
 // 250 per URL at the same instant). Two servers that never finish a
-// handshake each see exactly 100 connections, and openPools fails when
+// handshake each see exactly 100 connections, and OpenPools fails when
 // its context ends.
 func TestOpenPoolsDialsAtMost100PerURL(t *testing.T) {
 	a, b := newSilentServer(t), newSilentServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	pools, err := openPools(ctx, []string{a.url(), b.url()}, 250, 0)
+	pools, err := OpenPools(ctx, []string{a.url(), b.url()}, 250, 0)
 	if err == nil {
 		closePools(pools)
-		t.Fatal("openPools succeeded against servers that never answer")
+		t.Fatal("OpenPools succeeded against servers that never answer")
 	}
 	if !strings.Contains(err.Error(), "connect") {
 		t.Errorf("error does not say it failed connecting: %v", err)
@@ -88,14 +88,14 @@ func TestOpenPoolsDialsAtMost100PerURL(t *testing.T) {
 	}
 }
 
-// TestOpenPoolsKeepsItsConnections: against real PostgreSQL, openPools
+// TestOpenPoolsKeepsItsConnections: against real PostgreSQL, OpenPools
 // returns with every pool holding its perURL connections open (the
 // server counts them) before the run starts.
 func TestOpenPoolsKeepsItsConnections(t *testing.T) {
 	srv := pgtest.Start(t, pgtest.Setting("max_connections", "200"))
 	url := srv.NewDatabase(t)
 	ctx := context.Background()
-	pools, err := openPools(ctx, []string{url, url}, 80, 0)
+	pools, err := OpenPools(ctx, []string{url, url}, 80, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

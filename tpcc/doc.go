@@ -45,11 +45,15 @@
 // time to completion (clause 5.3), so waiting for a free connection
 // counts. With --wait=false, --workers goroutines loop over their decks.
 //
-// A load profile (wl_profile.go), chosen once per run, says which SQL the
-// terminals send. The pipelined profile's five transactions
-// (new_order.go ... stock_level.go) follow clauses 2.4 to 2.8, batched
-// into few round trips with pgx pipelines and cached prepared statements,
-// taking row locks in a fixed order. The workload profile (wl_txn.go) sends
+// A load profile, chosen once per run, says which SQL the terminals send:
+// Run drives a LoadProfile value (loadprofile.go: the interface and what
+// a profile gets, Session, Pool, Home, Tally), which the run's
+// composition point makes from the profile's name
+// (RunConfig.ChooseProfile, tpcc/profile.Choose). The pipelined profile
+// (pipelined.go) and its five transactions (new_order.go ...
+// stock_level.go) follow clauses 2.4 to 2.8, batched into few round trips
+// with pgx pipelines and cached prepared statements, taking row locks in
+// a fixed order. The workload profile (tpcc/profile/workload) sends
 // CockroachDB workload v20.1's statements one round trip each under its
 // savepoint retry protocol, with its connection count, warm-up and linear
 // ramp (docs/fidelity/v20.1.md); it is the default on CockroachDB.
@@ -76,7 +80,10 @@
 // # What it must not know
 //
 // tpcc knows no CockroachDB release: it imports neither crdb nor
-// crdb/fixtures (the orchestrator's layout test fails if it does). What
+// crdb/fixtures (the orchestrator's layout test fails if it does). Nor
+// does it know the load profiles above it: it imports neither
+// tpcc/profile nor a profile (profile_layout_test.go), and a run without
+// ChooseProfile can only run the pipelined profile it holds. What
 // differs per release reaches it as values from the command layer
 // (tpcc/command): RunConfig.URLPerAffinity, RunConfig.Cockroach (a
 // CockroachFixtures: partitioning and --scatter) and InitOptions.Partition.

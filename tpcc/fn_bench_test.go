@@ -42,20 +42,24 @@ func BenchmarkProfileMixCPU(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			prof := newProfile(p, Postgres, &RunConfig{}, parts)
-			if err := prof.warm(ctx, []*pgxpool.Pool{pool}, 1, Postgres); err != nil {
+			prof, err := (&RunConfig{Profile: p}).profileFor(Postgres, parts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := prof.Warm(ctx, []*pgxpool.Pool{pool}, 1, Postgres); err != nil {
 				b.Fatal(err)
 			}
 			var cnt atomic.Pointer[counters]
 			cnt.Store(newCounters(1))
 			rc := pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
-			w := newWorker(NewRand(9, 1), prof.runConstants(NewRand(9, 0), m), 1, RetryPolicy{},
-				rc, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadOnly}, &cnt)
-			home := warehouseDistrict{wID: 0, dID: 1}
+			r := NewRand(9, 1)
+			ex := prof.NewExecutor(Session{Rand: r, Constants: prof.RunConstants(NewRand(9, 0), m), Warehouses: 1, Dialect: Postgres,
+				ReadWrite: rc, ReadOnly: pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadOnly}, Tally: Tally{&cnt}})
+			home := Home{W: 0, D: 1}
 			deck := NewDeck()
 			pass := func() {
 				for range DeckSize {
-					if _, err := prof.exec(ctx, w, pgxPool{pool}, deck.Next(w.rng), home); err != nil {
+					if _, err := ex.Exec(ctx, PgxPool{pool}, deck.Next(r), home); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -100,15 +104,18 @@ func BenchmarkProfileTxnCPU(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				prof := newProfile(p, Postgres, &RunConfig{}, parts)
+				prof, err := (&RunConfig{Profile: p}).profileFor(Postgres, parts)
+				if err != nil {
+					b.Fatal(err)
+				}
 				var cnt atomic.Pointer[counters]
 				cnt.Store(newCounters(1))
 				rc := pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
-				w := newWorker(NewRand(9, 1), prof.runConstants(NewRand(9, 0), m), 1, RetryPolicy{},
-					rc, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadOnly}, &cnt)
-				home := warehouseDistrict{wID: 0, dID: 1}
+				ex := prof.NewExecutor(Session{Rand: NewRand(9, 1), Constants: prof.RunConstants(NewRand(9, 0), m), Warehouses: 1, Dialect: Postgres,
+					ReadWrite: rc, ReadOnly: pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadOnly}, Tally: Tally{&cnt}})
+				home := Home{W: 0, D: 1}
 				for range 10 { // prepare, plan (generic plans from the sixth call)
-					if _, err := prof.exec(ctx, w, pgxPool{pool}, ty, home); err != nil {
+					if _, err := ex.Exec(ctx, PgxPool{pool}, ty, home); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -116,7 +123,7 @@ func BenchmarkProfileTxnCPU(b *testing.B) {
 				clientBefore, serverBefore := selfCPU(b), serverCPU(b, srv)
 				b.ResetTimer()
 				for b.Loop() {
-					if _, err := prof.exec(ctx, w, pgxPool{pool}, ty, home); err != nil {
+					if _, err := ex.Exec(ctx, PgxPool{pool}, ty, home); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -101,24 +101,29 @@ const (
 
 // functionsProfile is ProfileFunctions: each transaction one call of a
 // server-side function, with the pipelined profile's sizing, ramp,
-// constants and retries (a retry is a new call: the failed call's
-// implicit transaction rolled back).
+// constants, inputs and retries (a retry is a new call: the failed call's
+// implicit transaction rolled back). It lives in this package beside the
+// pipelined profile because it draws its inputs with the same worker.
 type functionsProfile struct{ pipelinedProfile }
 
-func (functionsProfile) name() Profile { return ProfileFunctions }
+// Functions is the functions profile (tpcc/profile.Choose asks for it
+// here, as for Pipelined).
+func Functions() LoadProfile { return functionsProfile{} }
 
-// fnRefused refuses the functions profile on a dialect other than
+func (functionsProfile) Name() Profile { return ProfileFunctions }
+
+// FunctionsRefused refuses the functions profile on a dialect other than
 // PostgreSQL, before the run opens its pools.
-func fnRefused(p Profile, d Dialect) error {
+func FunctionsRefused(p Profile, d Dialect) error {
 	if p == ProfileFunctions && d != Postgres {
 		return fmt.Errorf("--profile %s calls PL/pgSQL functions, which %s does not run; use %s or %s", ProfileFunctions, d, ProfileWorkload, ProfilePipelined)
 	}
 	return nil
 }
 
-// warm checks the functions before the run rather than failing its first
+// Warm checks the functions before the run rather than failing its first
 // transactions.
-func (functionsProfile) warm(ctx context.Context, pools []*pgxpool.Pool, _ int, _ Dialect) error {
+func (functionsProfile) Warm(ctx context.Context, pools []*pgxpool.Pool, _ int, _ Dialect) error {
 	for _, p := range pools {
 		if err := checkFunctions(ctx, p); err != nil {
 			return err
@@ -127,7 +132,19 @@ func (functionsProfile) warm(ctx context.Context, pools []*pgxpool.Pool, _ int, 
 	return nil
 }
 
-func (functionsProfile) exec(ctx context.Context, w *worker, db connPool, t TxnType, home warehouseDistrict) (int, error) {
+// NewExecutor is a worker (the pipelined profile's, for its inputs and
+// retries) that calls the functions.
+func (functionsProfile) NewExecutor(s Session) Executor {
+	w := newWorker(s.Rand, s.Constants, s.Warehouses, s.Retry, s.ReadWrite, s.ReadOnly, s.Tally.cnt)
+	w.indexPlans = s.Dialect == Postgres && s.ReadWrite.IsoLevel == pgx.Serializable
+	return fnExecutor{w}
+}
+
+// fnExecutor runs the functions profile's transactions.
+type fnExecutor struct{ w *worker }
+
+func (e fnExecutor) Exec(ctx context.Context, db Pool, t TxnType, home Home) (int, error) {
+	w := e.w
 	w.txn = t
 	switch t {
 	case NewOrderTxn:
@@ -191,9 +208,9 @@ func (w *worker) fnSession(ctx context.Context, c *pgx.Conn) error {
 
 // fnCall runs call on a set-up pooled connection, retrying serialization
 // failures and deadlocks as the pipelined profile does (w.retry).
-func (w *worker) fnCall(ctx context.Context, db connPool, call func(c *pgx.Conn) error) (int, error) {
+func (w *worker) fnCall(ctx context.Context, db Pool, call func(c *pgx.Conn) error) (int, error) {
 	return w.retry(ctx, func() error {
-		c, release, err := db.acquire(ctx)
+		c, release, err := db.AcquireConn(ctx)
 		if err != nil {
 			return fmt.Errorf("acquire connection: %w", err)
 		}
@@ -216,7 +233,7 @@ func sqlState(err error) string {
 
 // fnNewOrder is clause 2.4.2 in one call. The 1% rollback comes back as
 // SQLSTATE BR001 and counts as a completed New-Order, as in newOrder.
-func (w *worker) fnNewOrder(ctx context.Context, db connPool, home warehouseDistrict) (int, error) {
+func (w *worker) fnNewOrder(ctx context.Context, db Pool, home Home) (int, error) {
 	s := &w.no
 	in := &s.in
 	w.drawNewOrder(in, home)
@@ -232,7 +249,7 @@ func (w *worker) fnNewOrder(ctx context.Context, db connPool, home warehouseDist
 		err := c.QueryRow(ctx, fnNewOrderSQL, in.wID, in.dID, in.cID, s.itemI, s.supplyW, s.qty).Scan(&oID, &total)
 		if sqlState(err) == fnRollbackState {
 			if in.rollback {
-				return errNewOrderRollback
+				return ErrNewOrderRollback
 			}
 			return fmt.Errorf("items not found (is the item table loaded?): %w", err)
 		}
@@ -242,7 +259,7 @@ func (w *worker) fnNewOrder(ctx context.Context, db connPool, home warehouseDist
 		w.lastTotal = total
 		return nil
 	})
-	if err != nil && !errors.Is(err, errNewOrderRollback) {
+	if err != nil && !errors.Is(err, ErrNewOrderRollback) {
 		return retries, fmt.Errorf("new-order (w %d, d %d, c %d): %w", in.wID, in.dID, in.cID, err)
 	}
 	if err == nil && in.rollback {
@@ -267,7 +284,7 @@ type fnPaymentOut struct {
 }
 
 // fnPayment is clause 2.5.2 in one call.
-func (w *worker) fnPayment(ctx context.Context, db connPool, home warehouseDistrict) (int, error) {
+func (w *worker) fnPayment(ctx context.Context, db Pool, home Home) (int, error) {
 	in := w.drawPayment(home)
 	var o fnPaymentOut
 	retries, err := w.fnCall(ctx, db, func(c *pgx.Conn) error {
@@ -292,7 +309,7 @@ func (w *worker) fnPayment(ctx context.Context, db connPool, home warehouseDistr
 
 // fnOrderStatus is clause 2.6.2 in one call: a row per line of the
 // customer's latest order.
-func (w *worker) fnOrderStatus(ctx context.Context, db connPool, home warehouseDistrict) (int, error) {
+func (w *worker) fnOrderStatus(ctx context.Context, db Pool, home Home) (int, error) {
 	in := w.drawOrderStatus(home)
 	retries, err := w.fnCall(ctx, db, func(c *pgx.Conn) error {
 		rows, err := c.Query(ctx, fnOrderStatusSQL, in.wID, in.dID, in.cID, in.cLast)
@@ -322,14 +339,14 @@ func (w *worker) fnOrderStatus(ctx context.Context, db connPool, home warehouseD
 }
 
 // fnDelivery is clause 2.7.4 in one call for all ten districts.
-func (w *worker) fnDelivery(ctx context.Context, db connPool, home warehouseDistrict) (int, error) {
+func (w *worker) fnDelivery(ctx context.Context, db Pool, home Home) (int, error) {
 	carrier := w.drawDelivery()
 	var skipped int32
 	retries, err := w.fnCall(ctx, db, func(c *pgx.Conn) error {
-		return c.QueryRow(ctx, fnDeliverySQL, home.wID, carrier).Scan(&skipped)
+		return c.QueryRow(ctx, fnDeliverySQL, home.W, carrier).Scan(&skipped)
 	})
 	if err != nil {
-		return retries, fmt.Errorf("delivery (w %d): %w", home.wID, err)
+		return retries, fmt.Errorf("delivery (w %d): %w", home.W, err)
 	}
 	if skipped > 0 {
 		// Clause 2.7.2.3, as delivery.go.
@@ -339,14 +356,14 @@ func (w *worker) fnDelivery(ctx context.Context, db connPool, home warehouseDist
 }
 
 // fnStockLevel is clause 2.8.2 in one call.
-func (w *worker) fnStockLevel(ctx context.Context, db connPool, home warehouseDistrict) (int, error) {
+func (w *worker) fnStockLevel(ctx context.Context, db Pool, home Home) (int, error) {
 	threshold := w.drawStockLevel()
 	retries, err := w.fnCall(ctx, db, func(c *pgx.Conn) error {
 		var n int64
-		return c.QueryRow(ctx, fnStockLevelSQL, home.wID, home.dID, threshold).Scan(&n)
+		return c.QueryRow(ctx, fnStockLevelSQL, home.W, home.D, threshold).Scan(&n)
 	})
 	if err != nil {
-		return retries, fmt.Errorf("stock-level (w %d, d %d): %w", home.wID, home.dID, err)
+		return retries, fmt.Errorf("stock-level (w %d, d %d): %w", home.W, home.D, err)
 	}
 	return retries, nil
 }

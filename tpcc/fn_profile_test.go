@@ -132,10 +132,13 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 	})
 
 	parts, _ := NewPartitions(2, 2, 1)
-	pipe := newProfile(ProfilePipelined, Postgres, &RunConfig{}, parts)
-	fn := newProfile(ProfileFunctions, Postgres, &RunConfig{}, parts)
-	if fn.name() != ProfileFunctions {
-		t.Fatalf("newProfile(functions) is %s", fn.name())
+	pipe, err := (&RunConfig{Profile: ProfilePipelined}).profileFor(Postgres, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, err := (&RunConfig{Profile: ProfileFunctions}).profileFor(Postgres, parts)
+	if err != nil || fn.Name() != ProfileFunctions {
+		t.Fatalf("the functions profile is %v, %v", fn, err)
 	}
 	m, _, err := DatabaseMeta(ctx, connF, 0)
 	if err != nil {
@@ -146,43 +149,46 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 	var cntP, cntF atomic.Pointer[counters]
 	cntP.Store(newCounters(2))
 	cntF.Store(newCounters(2))
-	runC := fn.runConstants(NewRand(5, 0), m)
-	if pc := pipe.runConstants(NewRand(5, 0), m); pc != runC {
+	runC := fn.RunConstants(NewRand(5, 0), m)
+	if pc := pipe.RunConstants(NewRand(5, 0), m); pc != runC {
 		t.Fatalf("C-Run: pipelined %v, functions %v", pc, runC)
 	}
-	wP := newWorker(NewRand(5, 1), runC, 2, RetryPolicy{}, rw, ro, &cntP)
-	wF := newWorker(NewRand(5, 1), runC, 2, RetryPolicy{}, rw, ro, &cntF)
+	session := func(stream uint64, cnt *atomic.Pointer[counters]) Session {
+		return Session{Rand: NewRand(5, stream), Constants: runC, Warehouses: 2, Dialect: Postgres,
+			ReadWrite: rw, ReadOnly: ro, Tally: Tally{cnt}}
+	}
+	exP, exF := pipe.NewExecutor(session(1, &cntP)), fn.NewExecutor(session(1, &cntF))
 
-	proxy := startWireCounter(t, urlF)
-	connW, err := pgx.Connect(ctx, proxy.url)
+	proxy := pgtest.StartWireCounter(t, urlF)
+	connW, err := pgx.Connect(ctx, proxy.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer connW.Close(ctx)
 	trips := map[TxnType]map[int64]int{}
-	step := func(ty TxnType, home warehouseDistrict) {
+	step := func(ty TxnType, home Home) {
 		t.Helper()
-		if _, err := pipe.exec(ctx, wP, pinnedConn{connP}, ty, home); err != nil {
+		if _, err := exP.Exec(ctx, PinnedConn{connP}, ty, home); err != nil {
 			t.Fatalf("pipelined %s: %v", ty, err)
 		}
-		before := proxy.snapshot()
-		if _, err := fn.exec(ctx, wF, pinnedConn{connW}, ty, home); err != nil {
+		before := proxy.Snapshot()
+		if _, err := exF.Exec(ctx, PinnedConn{connW}, ty, home); err != nil {
 			t.Fatalf("functions %s: %v", ty, err)
 		}
 		if trips[ty] == nil {
 			trips[ty] = map[int64]int{}
 		}
-		trips[ty][proxy.snapshot().minus(before).waits()]++
+		trips[ty][proxy.Snapshot().Minus(before).Waits()]++
 	}
 	// The first call sets the session up (isolation, prepared calls).
-	step(StockLevelTxn, warehouseDistrict{wID: 0, dID: 1})
+	step(StockLevelTxn, Home{W: 0, D: 1})
 	trips = map[TxnType]map[int64]int{}
 	// Deliveries first, while every district has undelivered orders,
 	// then the mix over both warehouses, then enough New-Orders for a
 	// rollback (seed 5 draws one within the first hundred) and Deliveries
 	// until warehouse 1's districts run dry (skipped districts).
 	for i := range 150 {
-		home := warehouseDistrict{wID: int32(i % 2), dID: int32(1 + i%10)}
+		home := Home{W: int32(i % 2), D: int32(1 + i%10)}
 		for _, ty := range []TxnType{DeliveryTxn, NewOrderTxn, PaymentTxn, OrderStatusTxn, StockLevelTxn, NewOrderTxn, PaymentTxn} {
 			step(ty, home)
 		}
@@ -198,7 +204,7 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		step(DeliveryTxn, warehouseDistrict{wID: 1, dID: 1})
+		step(DeliveryTxn, Home{W: 1, D: 1})
 	}
 
 	t.Run("same rows as pipelined", func(t *testing.T) {
@@ -263,10 +269,10 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 		}
 		var cnt atomic.Pointer[counters]
 		cnt.Store(newCounters(2))
-		w := newWorker(NewRand(9, 1), runC, 2, RetryPolicy{}, rw, ro, &cnt)
+		ex := fn.NewExecutor(session(9, &cnt))
 		for i := range 8 {
 			for ty := range numTxnTypes {
-				if _, err := fn.exec(ctx, w, pinnedConn{c}, ty, warehouseDistrict{wID: int32(i % 2), dID: 1}); err != nil {
+				if _, err := ex.Exec(ctx, PinnedConn{c}, ty, Home{W: int32(i % 2), D: 1}); err != nil {
 					t.Fatalf("%s: %v", ty, err)
 				}
 			}
@@ -319,7 +325,7 @@ func TestFunctionsProfileRefusedOnCockroach(t *testing.T) {
 		{ProfileWorkload, Cockroach, false},
 		{"", Cockroach, false},
 	} {
-		err := fnRefused(tc.p, tc.d)
+		err := FunctionsRefused(tc.p, tc.d)
 		if (err != nil) != tc.refuse || (err != nil && !strings.Contains(err.Error(), "PL/pgSQL")) {
 			t.Errorf("%q on %s: %v, want refused %v with the reason", tc.p, tc.d, err, tc.refuse)
 		}

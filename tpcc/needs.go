@@ -46,7 +46,11 @@ func RunNeeds(cfg RunConfig) (HostNeeds, error) {
 	}
 	// Without a connection the dialect is unknown: an unset profile is
 	// taken as PostgreSQL's default; callers for CockroachDB pass theirs.
-	workers, conns, err := cfg.sizing(terminals, parts, newProfile(cfg.Profile, Postgres, &cfg, parts))
+	prof, err := cfg.profileFor(Postgres, parts)
+	if err != nil {
+		return HostNeeds{}, err
+	}
+	workers, conns, err := cfg.sizing(terminals, parts, prof)
 	if err != nil {
 		return HostNeeds{}, err
 	}

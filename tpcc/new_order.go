@@ -30,9 +30,9 @@ type newOrderInput struct {
 const unusedItemID = 100001
 
 // drawNewOrder implements clause 2.4.1.
-func (w *worker) drawNewOrder(in *newOrderInput, home warehouseDistrict) {
+func (w *worker) drawNewOrder(in *newOrderInput, home Home) {
 	r := w.rng
-	in.wID = home.wID
+	in.wID = home.W
 	in.dID = int32(r.Int(1, 10))              // 2.4.1.2: D_ID random within [1 .. 10]
 	in.cID = int32(r.CustomerID(w.constants)) // 2.4.1.2: C_ID = NURand(1023, 1, 3000)
 	n := r.Int(5, 15)                         // 2.4.1.3: ol_cnt random within [5 .. 15]
@@ -67,9 +67,6 @@ func (w *worker) drawNewOrder(in *newOrderInput, home warehouseDistrict) {
 		})
 	}
 }
-
-// errNewOrderRollback is the expected 1% rollback of clause 2.4.2.3.
-var errNewOrderRollback = errors.New("new-order: unused item id, rolled back")
 
 // The statements of New-Order's profile (clause 2.4.2.2), sent in one
 // round trip. Locks are taken in a fixed order — the district row, then
@@ -157,9 +154,9 @@ type newOrderScratch struct {
 	supplyW, itemI, qty, remote, lineN []int32
 }
 
-// newOrder runs clause 2.4.2. It returns errNewOrderRollback for the 1%
+// newOrder runs clause 2.4.2. It returns ErrNewOrderRollback for the 1%
 // rollback, which the caller counts as a completed New-Order.
-func (w *worker) newOrder(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
+func (w *worker) newOrder(ctx context.Context, db Pool, home Home) (retries int, err error) {
 	s := &w.no
 	in := &s.in
 	w.drawNewOrder(in, home)
@@ -235,7 +232,7 @@ func (w *worker) newOrder(ctx context.Context, db connPool, home warehouseDistri
 			// can miss: every other id is in 1..100000.
 			var pg *pgconn.PgError
 			if in.rollback && found == len(in.lines)-1 && errors.As(err, &pg) && pg.Code == "23502" {
-				return errNewOrderRollback
+				return ErrNewOrderRollback
 			}
 			if found > 0 && found < len(in.lines) && !in.rollback {
 				return fmt.Errorf("%d of %d items not found (is the item table loaded?): %w", len(in.lines)-found, len(in.lines), err)
@@ -257,7 +254,7 @@ func (w *worker) newOrder(ctx context.Context, db connPool, home warehouseDistri
 		w.lastTotal = total * (1 - cDiscount) * (1 + wTax + dTax)
 		return nil
 	})
-	if err != nil && !errors.Is(err, errNewOrderRollback) {
+	if err != nil && !errors.Is(err, ErrNewOrderRollback) {
 		return retries, fmt.Errorf("new-order (w %d, d %d, c %d): %w", in.wID, in.dID, in.cID, err)
 	}
 	w.counters().newOrder(in.wID, len(in.lines), in.rollback, func(i int) int32 { return in.lines[i].supplyWID })

@@ -39,10 +39,10 @@ type orderStatusInput struct {
 	cLast    string // set when selecting by last name
 }
 
-func (w *worker) drawOrderStatus(home warehouseDistrict) orderStatusInput {
+func (w *worker) drawOrderStatus(home Home) orderStatusInput {
 	r := w.rng
-	in := orderStatusInput{wID: home.wID, dID: int32(r.Int(1, 10))} // 2.6.1.2
-	if r.Int(1, 100) <= 60 {                                        // 2.6.1.2: 60% by last name
+	in := orderStatusInput{wID: home.W, dID: int32(r.Int(1, 10))} // 2.6.1.2
+	if r.Int(1, 100) <= 60 {                                      // 2.6.1.2: 60% by last name
 		in.cLast = r.LastNameRun(w.constants)
 	} else {
 		in.cID = int32(r.CustomerID(w.constants))
@@ -51,7 +51,7 @@ func (w *worker) drawOrderStatus(home warehouseDistrict) orderStatusInput {
 }
 
 // orderStatus runs clause 2.6.2 in a read-only transaction.
-func (w *worker) orderStatus(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
+func (w *worker) orderStatus(ctx context.Context, db Pool, home Home) (retries int, err error) {
 	in := w.drawOrderStatus(home)
 	wID, dID := in.wID, in.dID
 	var customer any = in.cID

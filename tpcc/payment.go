@@ -18,9 +18,9 @@ type paymentInput struct {
 	cents      int64  // H_AMOUNT in cents
 }
 
-func (w *worker) drawPayment(home warehouseDistrict) paymentInput {
+func (w *worker) drawPayment(home Home) paymentInput {
 	r := w.rng
-	in := paymentInput{wID: home.wID, dID: int32(r.Int(1, 10))} // 2.5.1.1, 2.5.1.2
+	in := paymentInput{wID: home.W, dID: int32(r.Int(1, 10))} // 2.5.1.1, 2.5.1.2
 	// 2.5.1.2: x ≤ 85 pays at home; otherwise the customer belongs to a
 	// random remote warehouse and district (never with one warehouse).
 	in.cWID, in.cDID = in.wID, in.dID
@@ -112,12 +112,12 @@ OFFSET (SELECT (count(*) - 1) / 2 FROM customer WHERE c_w_id = $1 AND c_d_id = $
 )
 
 // payment runs clause 2.5.2.
-func (w *worker) payment(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
+func (w *worker) payment(ctx context.Context, db Pool, home Home) (retries int, err error) {
 	return w.pay(ctx, db, w.drawPayment(home))
 }
 
 // pay runs the Payment drawn as in, in one round trip.
-func (w *worker) pay(ctx context.Context, db connPool, in paymentInput) (retries int, err error) {
+func (w *worker) pay(ctx context.Context, db Pool, in paymentInput) (retries int, err error) {
 	// The part of C_DATA's prefix after C_ID (clause 2.5.2.2), drawn
 	// once: a retried attempt sends the same.
 	prefix := " " + strconv.Itoa(int(in.cDID)) + " " + strconv.Itoa(int(in.cWID)) + " " +

@@ -36,7 +36,7 @@ func (c *tripCounter) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepa
 // tracedWorker is a repeatable-read worker on one warehouse with a
 // one-connection pool that prepares as Run's does, its round trips
 // counted; the pool's statements are prepared before it is returned.
-func tracedWorker(t *testing.T, url string) (*worker, pgxPool, *tripCounter) {
+func tracedWorker(t *testing.T, url string) (*worker, PgxPool, *tripCounter) {
 	t.Helper()
 	ctx := context.Background()
 	pc, err := pgxpool.ParseConfig(url)
@@ -61,7 +61,7 @@ func tracedWorker(t *testing.T, url string) (*worker, pgxPool, *tripCounter) {
 	rr := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
 	w := newWorker(NewRand(30, 1), NewRunConstants(NewRand(30, 0), load), 1, RetryPolicy{},
 		rr, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, &cnt)
-	c, release, err := pgxPool{pool}.acquire(ctx)
+	c, release, err := PgxPool{pool}.AcquireConn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func tracedWorker(t *testing.T, url string) (*worker, pgxPool, *tripCounter) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w, pgxPool{pool}, trips
+	return w, PgxPool{pool}, trips
 }
 
 // TestPipelinedRoundTripsAndPayment pins the pipelined profile's round
@@ -91,7 +91,7 @@ func TestPipelinedRoundTripsAndPayment(t *testing.T) {
 	url, _ := loadOneWarehouse(t)
 	ctx := context.Background()
 	w, db, trips := tracedWorker(t, url)
-	home := warehouseDistrict{wID: 0, dID: 1}
+	home := Home{W: 0, D: 1}
 
 	want := map[TxnType][]int64{NewOrderTxn: {1}, PaymentTxn: {1}, OrderStatusTxn: {1}, DeliveryTxn: {2}, StockLevelTxn: {1}}
 	rollbacks := 0
@@ -102,7 +102,7 @@ func TestPipelinedRoundTripsAndPayment(t *testing.T) {
 			}
 			before := trips.n.Load()
 			w.txn = ty
-			if _, err := w.exec(ctx, db, ty, home); err != nil {
+			if _, err := w.Exec(ctx, db, ty, home); err != nil {
 				t.Fatalf("%s: %v", ty, err)
 			}
 			wantTy := want[ty]
@@ -254,7 +254,7 @@ func TestRetryRollbackRidesTheBatch(t *testing.T) {
 	}
 	idle := func() {
 		t.Helper()
-		c, release, err := db.acquire(ctx)
+		c, release, err := db.AcquireConn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

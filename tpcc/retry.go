@@ -121,15 +121,17 @@ func (e *RetriesExhaustedError) Error() string {
 
 func (e *RetriesExhaustedError) Unwrap() error { return e.Err }
 
-// retry re-runs fn while it fails with a serialization failure or a
-// deadlock, which are the database asking for a retry, not errors of the
-// run; they are counted separately, and so is their cost: the time of
-// the failed attempts (work done again) and of the backoff sleeps, per
-// transaction type (w.txn). fn must not hold a connection across calls:
-// the backoff sleeps without one, so in wait mode other terminals use the
-// connection meanwhile.
-func (w *worker) retry(ctx context.Context, fn func() error) (retries int, err error) {
-	p := w.retryPolicy
+// Retry runs fn, a transaction of type typ, again while it fails with a
+// serialization failure or a deadlock, which are the database asking for
+// a retry, not errors of the run: the retries are returned apart from
+// the error, and what they cost goes to tally: the time of the failed
+// attempts (work done again) and of the backoff sleeps. fn must not hold
+// a connection across calls: the backoff sleeps without one, so in wait
+// mode other terminals use the connection meanwhile. A profile that
+// retries as the pipelined one does (a fresh transaction, capped backoff
+// with full jitter) calls it with its Session's policy, whose defaults
+// are applied (a zero Budget gives up at the first failure).
+func (p RetryPolicy) Retry(ctx context.Context, typ TxnType, tally Tally, fn func() error) (retries int, err error) {
 	start := time.Now()
 	attempt := start
 	for {
@@ -138,7 +140,7 @@ func (w *worker) retry(ctx context.Context, fn func() error) (retries int, err e
 			return retries, err
 		}
 		now := time.Now()
-		w.retryCost(now.Sub(attempt), 0)
+		tally.RetryCost(typ, now.Sub(attempt), 0)
 		elapsed := now.Sub(start)
 		if p.None || retries >= p.Retries || elapsed >= p.Budget {
 			return retries, &RetriesExhaustedError{Retries: retries, Elapsed: elapsed, Err: err}
@@ -156,21 +158,16 @@ func (w *worker) retry(ctx context.Context, fn func() error) (retries int, err e
 				t.Stop()
 				return retries, err
 			}
-			w.retryCost(0, d)
+			tally.RetryCost(typ, 0, d)
 		}
 		attempt = time.Now()
 	}
 }
 
-// retryCost adds a failed attempt's time or a backoff to the run's
-// counters of the transaction type being run.
-func (w *worker) retryCost(work, backoff time.Duration) {
-	if w.cnt == nil {
-		return // a bare worker (unit tests)
-	}
-	c := w.counters()
-	c.retryWork[w.txn].Add(int64(work))
-	c.retryBackoff[w.txn].Add(int64(backoff))
+// retry is Retry with the worker's policy, for the transaction type
+// being run (w.txn).
+func (w *worker) retry(ctx context.Context, fn func() error) (retries int, err error) {
+	return w.retryPolicy.Retry(ctx, w.txn, Tally{w.cnt}, fn)
 }
 
 // Retryable reports whether err is a serialization failure (40001) or a

@@ -87,12 +87,16 @@ type RunConfig struct {
 	HistogramsMaxLatency time.Duration     // --histograms-max-latency (0: 100s)
 	limit                *opLimiter
 
-	// Profile is the load profile (wl_profile.go; "": the dialect's
-	// default, workload's on CockroachDB, pipelined on PostgreSQL) and
+	// Profile is the load profile's name ("": the dialect's default,
+	// workload's on CockroachDB, pipelined on PostgreSQL), which
+	// ChooseProfile turns into the run's LoadProfile (loadprofile.go), and
 	// SavepointRetryLimit the workload profile's retries per transaction
 	// before it gives up (0: never, as workload).
 	Profile             Profile
 	SavepointRetryLimit int
+	// ChooseProfile makes the named profile a value (tpcc/profile.Choose,
+	// which the command layer gives; nil: only the pipelined profile).
+	ChooseProfile ChooseProfile
 
 	Out io.Writer // progress and final report (nil: discard)
 	Now func() time.Time
@@ -112,6 +116,10 @@ type RunConfig struct {
 	benchOnlyWarm bool
 	// benchOnlyStarted, when set, is called once the executors run.
 	benchOnlyStarted func()
+	// benchOnlyFirstDue delays every paced terminal's first transaction
+	// by this much: BenchmarkHost200k measures terminals scheduled and
+	// waiting, without the transactions a 2-core machine cannot serve.
+	benchOnlyFirstDue time.Duration
 }
 
 // RunResult is what a run measured, after the ramp.
@@ -160,7 +168,7 @@ func (e *AuditError) Error() string {
 // plan is the host's share of the run: its terminals' homes and the
 // connection pool serving each.
 type plan struct {
-	homes []warehouseDistrict
+	homes []Home
 	pool  []uint16
 }
 
@@ -198,7 +206,7 @@ func planTerminals(p Partitions, affinity []int, nURLs int, urlPerAffinity bool)
 				u = uint16(w % nURLs)
 			}
 			for d := 1; d <= 10; d++ {
-				pl.homes = append(pl.homes, warehouseDistrict{wID: int32(w), dID: int32(d)})
+				pl.homes = append(pl.homes, Home{W: int32(w), D: int32(d)})
 				pl.pool = append(pl.pool, u)
 			}
 		}
@@ -293,7 +301,7 @@ const WaitTerminalsPerConn = 40
 
 // sizing returns the executors (terminals or no-wait workers) and the
 // connections of a run with terminals spec terminals on this host.
-func (cfg *RunConfig) sizing(terminals int, parts Partitions, prof loadProfile) (workers, conns int, err error) {
+func (cfg *RunConfig) sizing(terminals int, parts Partitions, prof LoadProfile) (workers, conns int, err error) {
 	noWait := cfg.Wait == 0
 	if err := runspec.CheckWorkers(cfg.Wait, cfg.Workers, cfg.Conns, terminals); err != nil {
 		return 0, 0, err
@@ -306,7 +314,7 @@ func (cfg *RunConfig) sizing(terminals int, parts Partitions, prof loadProfile) 
 	}
 	conns = cfg.Conns
 	if conns == 0 {
-		conns = prof.conns(cfg, workers)
+		conns = prof.Conns(cfg, workers)
 	}
 	return workers, conns, nil
 }
@@ -340,12 +348,12 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		loaded = cfg.benchOnlyLoaded
 		first, _ := parts.ActiveRange(0)
 		for i := range pl.homes {
-			pl.homes[i].wID = int32(first + (int(pl.homes[i].wID)-first)%loaded)
+			pl.homes[i].W = int32(first + (int(pl.homes[i].W)-first)%loaded)
 		}
 	}
 	activeHere := len(pl.homes) / 10
 	noWait := cfg.Wait == 0
-	prof, err := cfg.loadProfile(ctx, parts)
+	prof, err := cfg.chooseProfile(ctx, parts)
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +367,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	fmt.Fprintf(out, "Initializing %d connections...\n", perURL*len(cfg.URLs))
 	out.Flush()
-	pools, err := openPools(ctx, cfg.URLs, perURL, cfg.QueryExecMode)
+	pools, err := OpenPools(ctx, cfg.URLs, perURL, cfg.QueryExecMode)
 	if err != nil {
 		return nil, err
 	}
@@ -408,15 +416,13 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 			iso = pgx.Serializable
 		}
 	}
-	// Under SSI a sequential scan locks its whole relation (issue 22).
-	indexPlans := dialect == Postgres && iso == pgx.Serializable
 	rw := pgx.TxOptions{IsoLevel: iso}
 	ro := pgx.TxOptions{IsoLevel: iso, AccessMode: pgx.ReadOnly}
 	seedRand := NewRand(cfg.Seed, 0)
-	runC := prof.runConstants(seedRand, meta)
-	fmt.Fprintf(out, "Profile %s, dialect %s, isolation %s, C-Load %s, C-Run %s\n", prof.name(), dialect, iso, load, runC)
+	runC := prof.RunConstants(seedRand, meta)
+	fmt.Fprintf(out, "Profile %s, dialect %s, isolation %s, C-Load %s, C-Run %s\n", prof.Name(), dialect, iso, load, runC)
 	out.Flush()
-	if err := prof.warm(ctx, pools, perURL, dialect); err != nil {
+	if err := prof.Warm(ctx, pools, perURL, dialect); err != nil {
 		return nil, fmt.Errorf("tpcc run: %w", err)
 	}
 
@@ -432,14 +438,16 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		ops[t] = rec.Op(t.String(), cfg.Now())
 	}
 
+	// newExec makes an executor of the profile with its own random
+	// stream, which the run also draws its cards and think times from.
+	newExec := func(stream uint64) (Executor, *Rand) {
+		r := NewRand(cfg.Seed, stream)
+		return prof.NewExecutor(Session{Rand: r, Constants: runC, Warehouses: loaded, Dialect: dialect,
+			Retry: cfg.Retry, ReadWrite: rw, ReadOnly: ro, Tally: Tally{&cnt}}), r
+	}
 	var startDelay time.Duration
 	if cfg.benchOnlyWarm {
-		warmW := func(stream uint64) *worker {
-			w := newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
-			w.indexPlans = indexPlans
-			return w
-		}
-		if err := warmConnections(ctx, pools, perURL, pl.homes, warmW); err != nil {
+		if err := warmConnections(ctx, pools, perURL, pl.homes, newExec); err != nil {
 			return nil, fmt.Errorf("tpcc run: warm connections: %w", err)
 		}
 	}
@@ -485,7 +493,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		if runCtx.Err() != nil {
 			return // interrupted by the end of the run: not a measurement
 		}
-		if err != nil && !errors.Is(err, errNewOrderRollback) {
+		if err != nil && !errors.Is(err, ErrNewOrderRollback) {
 			c.errors[t].Add(1)
 			var ex *RetriesExhaustedError
 			if errors.As(err, &ex) {
@@ -502,13 +510,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 
 	g, gctx := errgroup.WithContext(runCtx)
-	newW := func(stream uint64) *worker {
-		w := newWorker(NewRand(cfg.Seed, stream), runC, loaded, cfg.Retry, rw, ro, &cnt)
-		w.indexPlans = indexPlans
-		return w
-	}
 	stop := make(chan struct{})
-	ex := &executors{cfg: &cfg, pl: pl, pools: pools, g: g, ctx: gctx, newWorker: newW, account: account, prof: prof}
+	ex := &executors{cfg: &cfg, pl: pl, pools: pools, g: g, ctx: gctx, newExec: newExec, account: account, prof: prof}
 	if noWait {
 		fmt.Fprintf(out, "Initializing %d workers (no wait) for %d warehouses...\n", workers, activeHere)
 		ex.startNoWait(workers)
@@ -633,7 +636,7 @@ loop:
 		}
 	}
 	res := newRunResult(final, c, now.Sub(measureStart), activeHere)
-	res.Profile, res.Connections, res.CLoad = prof.name(), perURL*len(cfg.URLs), load
+	res.Profile, res.Connections, res.CLoad = prof.Name(), perURL*len(cfg.URLs), load
 	res.AllActive = cfg.ActiveWarehouses
 	res.WorkloadEfficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * float64(cfg.ActiveWarehouses))
 	res.StartDelay = startDelay
@@ -705,10 +708,11 @@ func newRunResult(final []histogram.Interval, c *counters, elapsed time.Duration
 	return res
 }
 
-// openPools opens one pool of perURL connections per URL, all opened
+// OpenPools opens one pool of perURL connections per URL, all opened
 // before the run (at most MaxDialsPerURL at a time per URL, dial.go) and
-// kept open, so the run does not pay for connecting.
-func openPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExecMode) ([]*pgxpool.Pool, error) {
+// kept open, so the run does not pay for connecting. They are the run's
+// pools: a profile's tests measure what its transactions send on them.
+func OpenPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExecMode) ([]*pgxpool.Pool, error) {
 	pools := make([]*pgxpool.Pool, 0, len(urls))
 	for i, u := range urls {
 		pc, err := pgxpool.ParseConfig(u)
@@ -744,10 +748,13 @@ func openPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExe
 }
 
 // runStatements bounds the distinct statements the five transactions
-// prepare per connection (about 40, with New-Order's stock query per
-// district and the BEGIN and COMMIT forms), with room to spare so the
-// cache never evicts and re-prepares.
-const runStatements = 64
+// prepare per connection (33, 34 with serializable's index plans, after
+// 300 of each type: New-Order's stock query per district and the BEGIN
+// and COMMIT forms included), with room to spare so the cache never
+// evicts and re-prepares. pgx allocates the cache's map for its full
+// capacity and Go fills a map's slots to 7/8: 56 is the largest
+// capacity in 64 slots, where 64 took 128 (BenchmarkConnBytes).
+const runStatements = 56
 
 // sizeConnConfig sizes a connection for TPC-C's few statements and small
 // rows. pgx's defaults are for an application with many: two 512-entry
@@ -770,7 +777,7 @@ func sizeConnConfig(c *pgx.ConnConfig) {
 // warmConnections holds all n connections of each pool at once (so each
 // is a different one) and runs every transaction type on each, four
 // connections at a time. Benchmark-only (see RunConfig.benchOnlyWarm).
-func warmConnections(ctx context.Context, pools []*pgxpool.Pool, n int, homes []warehouseDistrict, newW func(uint64) *worker) error {
+func warmConnections(ctx context.Context, pools []*pgxpool.Pool, n int, homes []Home, newExec func(uint64) (Executor, *Rand)) error {
 	for _, p := range pools {
 		held := make([]*pgxpool.Conn, 0, n)
 		release := func() {
@@ -793,12 +800,12 @@ func warmConnections(ctx context.Context, pools []*pgxpool.Pool, n int, homes []
 		close(next)
 		g, gctx := errgroup.WithContext(ctx)
 		for k := range 4 {
-			w := newW(1<<32 + uint64(k))
+			w, _ := newExec(1<<32 + uint64(k))
 			g.Go(func() error {
 				for i := range next {
 					for t := range numTxnTypes {
-						_, err := w.exec(gctx, pinnedConn{held[i].Conn()}, t, homes[i%len(homes)])
-						if err != nil && !errors.Is(err, errNewOrderRollback) {
+						_, err := w.Exec(gctx, PinnedConn{held[i].Conn()}, t, homes[i%len(homes)])
+						if err != nil && !errors.Is(err, ErrNewOrderRollback) {
 							return err
 						}
 					}
@@ -824,15 +831,15 @@ func closePools(pools []*pgxpool.Pool) {
 // executors start the goroutines that run transactions: no-wait workers,
 // or the executors serving the scheduler's terminals.
 type executors struct {
-	cfg       *RunConfig
-	pl        plan
-	pools     []*pgxpool.Pool
-	g         *errgroup.Group
-	ctx       context.Context // canceled at the end of the run
-	newWorker func(stream uint64) *worker
-	account   func(t TxnType, latency time.Duration, retries int, err error)
-	prof      loadProfile
-	joined    atomic.Int64 // terminals or workers that have started: the ramp's progress
+	cfg     *RunConfig
+	pl      plan
+	pools   []*pgxpool.Pool
+	g       *errgroup.Group
+	ctx     context.Context // canceled at the end of the run
+	newExec func(stream uint64) (Executor, *Rand)
+	account func(t TxnType, latency time.Duration, retries int, err error)
+	prof    LoadProfile
+	joined  atomic.Int64 // terminals or workers that have started: the ramp's progress
 }
 
 // startNoWait starts n workers, each looping over its deck without
@@ -842,8 +849,8 @@ func (e *executors) startNoWait(n int) {
 	for k := range n {
 		idx := noWaitHome(k, nW)
 		home, u := e.pl.homes[idx], e.pl.pool[idx]
-		w := e.newWorker(uint64(k) + 1)
-		delay := e.prof.noWaitStart(k, n, e.cfg.Ramp)
+		w, rng := e.newExec(uint64(k) + 1)
+		delay := e.prof.NoWaitStart(k, n, e.cfg.Ramp)
 		e.g.Go(func() error {
 			if delay > 0 {
 				t := time.NewTimer(delay)
@@ -857,9 +864,9 @@ func (e *executors) startNoWait(n int) {
 			e.joined.Add(1)
 			deck := e.cfg.newDeck()
 			for e.cfg.limit.take(e.ctx) {
-				t := deck.Next(w.rng)
+				t := deck.Next(rng)
 				begin := time.Now()
-				retries, err := e.prof.exec(e.ctx, w, pgxPool{e.pools[u]}, t, home)
+				retries, err := w.Exec(e.ctx, PgxPool{e.pools[u]}, t, home)
 				if err != nil {
 					err = fmt.Errorf("%s: %w", redact.URL(e.cfg.URLs[u]), err)
 				}
@@ -882,13 +889,13 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 		t.next = t.deck.Next(r)
 		// When a terminal first submits is the profile's: spread over
 		// its first keying time, or workload's linear ramp.
-		t.due = e.prof.firstDue(r, i, len(terms), t.next, e.cfg)
+		t.due = e.prof.FirstDue(r, i, len(terms), t.next, e.cfg) + int64(e.cfg.benchOnlyFirstDue)
 	}
 	sched := newScheduler(start, terms, len(e.pools))
 	e.g.Go(func() error { sched.run(stop); return nil })
 	for u := range e.pools {
 		for k := range perURL {
-			w := e.newWorker(uint64(u*perURL+k) + 1)
+			w, rng := e.newExec(uint64(u*perURL+k) + 1)
 			e.g.Go(func() error {
 				for {
 					i, ok := sched.take(u)
@@ -905,7 +912,7 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 						sched.put(i)
 						return nil
 					}
-					retries, err := e.prof.exec(e.ctx, w, pgxPool{e.pools[u]}, t.next, t.home)
+					retries, err := w.Exec(e.ctx, PgxPool{e.pools[u]}, t.next, t.home)
 					done := time.Now()
 					if err != nil {
 						err = fmt.Errorf("%s: %w", redact.URL(e.cfg.URLs[u]), err)
@@ -914,8 +921,8 @@ func (e *executors) startTerminals(start time.Time, r *Rand, perURL int, stop <-
 					e.account(t.next, done.Sub(due), retries, err)
 					// Think time follows the transaction, then the next
 					// card's keying time (clause 5.2.5).
-					wait := ThinkTime(w.rng, t.next, e.cfg.Wait)
-					t.next = t.deck.Next(w.rng)
+					wait := ThinkTime(rng, t.next, e.cfg.Wait)
+					t.next = t.deck.Next(rng)
 					wait += KeyingTime(t.next, e.cfg.Wait)
 					t.due = done.Add(wait).Sub(sched.epoch).Nanoseconds()
 					sched.put(i)

@@ -78,9 +78,9 @@ func BenchmarkTerminalMemory(b *testing.B) {
 func BenchmarkNoWaitNewOrderCPU(b *testing.B) {
 	ctx := context.Background()
 	srv, pool, w := noWaitWorker(b)
-	home := warehouseDistrict{wID: 1, dID: 1}
+	home := Home{W: 1, D: 1}
 	for range 50 { // warm the statement cache
-		if _, err := w.newOrder(ctx, pgxPool{pool}, home); err != nil {
+		if _, err := w.newOrder(ctx, PgxPool{pool}, home); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -89,7 +89,7 @@ func BenchmarkNoWaitNewOrderCPU(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := w.newOrder(ctx, pgxPool{pool}, home); err != nil {
+		if _, err := w.newOrder(ctx, PgxPool{pool}, home); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -164,13 +164,13 @@ func BenchmarkNoWaitMixCPU(b *testing.B) {
 	for t := range numTxnTypes {
 		ops[t] = rec.Op(t.String(), time.Now())
 	}
-	home := warehouseDistrict{wID: 1, dID: 1}
+	home := Home{W: 1, D: 1}
 	deck := NewDeck()
 	pass := func() {
 		for range DeckSize {
 			t := deck.Next(w.rng)
 			begin := time.Now()
-			if _, err := w.exec(ctx, pgxPool{pool}, t, home); err != nil {
+			if _, err := w.Exec(ctx, PgxPool{pool}, t, home); err != nil {
 				b.Fatal(err)
 			}
 			ops[t].Record(time.Since(begin))

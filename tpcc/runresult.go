@@ -66,7 +66,7 @@ func NewResult(cfg RunConfig, res *RunResult, runErr error) *result.Result {
 	if runErr != nil && !errors.As(runErr, &ae) {
 		r.Pass, r.Error = false, runErr.Error()
 	}
-	if res.Profile != "" { // the load profile (wl_profile.go)
+	if res.Profile != "" { // the load profile (loadprofile.go)
 		we := res.WorkloadEfficiency
 		r.Profile, r.Connections, r.WorkloadEfficiency = string(res.Profile), res.Connections, &we
 	}

@@ -11,7 +11,7 @@ import (
 // goroutine each would cost 2–8 KiB of stack alone.
 type terminal struct {
 	due  int64 // when the pending transaction is submitted, ns since the scheduler's epoch
-	home warehouseDistrict
+	home Home
 	deck Deck
 	next TxnType
 	url  uint16 // index of the connection pool serving this terminal

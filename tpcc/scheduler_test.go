@@ -84,14 +84,14 @@ func TestPlanTerminals(t *testing.T) {
 			}
 			var ws []int32
 			for i, h := range pl.homes {
-				if h.dID != int32(i%10)+1 {
-					t.Fatalf("terminal %d of warehouse %d has district %d", i%10, h.wID, h.dID)
+				if h.D != int32(i%10)+1 {
+					t.Fatalf("terminal %d of warehouse %d has district %d", i%10, h.W, h.D)
 				}
 				if i%10 == 0 {
-					ws = append(ws, h.wID)
+					ws = append(ws, h.W)
 				}
-				if u, ok := tc.urlOf[h.wID]; ok && pl.pool[i] != u {
-					t.Errorf("warehouse %d on URL %d, want %d", h.wID, pl.pool[i], u)
+				if u, ok := tc.urlOf[h.W]; ok && pl.pool[i] != u {
+					t.Errorf("warehouse %d on URL %d, want %d", h.W, pl.pool[i], u)
 				}
 			}
 			if !slices.Equal(ws, tc.warehouses) {

@@ -166,7 +166,7 @@ INSERT INTO district (d_w_id, d_id, d_tax, d_next_o_id) VALUES (0, 1, 0.1, 3001)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement // the run's (openPools)
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement // the run's (OpenPools)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -205,12 +205,12 @@ INSERT INTO district (d_w_id, d_id, d_tax, d_next_o_id) VALUES (0, 1, 0.1, 3001)
 	}
 	w.txn = NewOrderTxn
 	attempts = 1 // a first transaction without conflict
-	if _, err := w.inPipe(ctx, pinnedConn{conn}, w.rwBegin, upsert); err != nil {
+	if _, err := w.inPipe(ctx, PinnedConn{conn}, w.rwBegin, upsert); err != nil {
 		t.Fatal(err)
 	}
 	before := prepared()
 	attempts = 0
-	retries, err := w.inPipe(ctx, pinnedConn{conn}, w.rwBegin, upsert)
+	retries, err := w.inPipe(ctx, PinnedConn{conn}, w.rwBegin, upsert)
 	if err != nil || retries != 1 {
 		t.Fatalf("%d retries, %v; want one retry after a 40001", retries, err)
 	}

@@ -16,14 +16,14 @@ AND s_w_id = $1 AND s_i_id = ol_i_id AND s_quantity < $3`
 
 // stockLevel runs clause 2.8.2 for the terminal's own district: each
 // terminal of a warehouse has a fixed, distinct D_ID (clause 2.8.1.1).
-func (w *worker) stockLevel(ctx context.Context, db connPool, home warehouseDistrict) (retries int, err error) {
+func (w *worker) stockLevel(ctx context.Context, db Pool, home Home) (retries int, err error) {
 	threshold := w.drawStockLevel()
 	retries, err = w.retry(ctx, func() error {
 		var n int64
-		return db.QueryRow(ctx, stockLevelSQL, home.wID, home.dID, threshold).Scan(&n)
+		return db.QueryRow(ctx, stockLevelSQL, home.W, home.D, threshold).Scan(&n)
 	})
 	if err != nil {
-		return retries, fmt.Errorf("stock-level (w %d, d %d): %w", home.wID, home.dID, err)
+		return retries, fmt.Errorf("stock-level (w %d, d %d): %w", home.W, home.D, err)
 	}
 	return retries, nil
 }

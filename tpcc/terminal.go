@@ -9,44 +9,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// connPool is what a transaction needs: single statements (Stock-Level)
-// and a connection for a pipelined transaction, with the function that
-// gives it back.
-type connPool interface {
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-	acquire(ctx context.Context) (*pgx.Conn, func(), error)
-}
-
-// pgxPool serves transactions from a pgx pool.
-type pgxPool struct{ *pgxpool.Pool }
-
-func (p pgxPool) acquire(ctx context.Context) (*pgx.Conn, func(), error) {
-	c, err := p.Acquire(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c.Conn(), c.Release, nil
-}
-
-// pinnedConn serves every transaction on one connection (warming each
-// connection of a pool in turn).
-type pinnedConn struct{ *pgx.Conn }
-
-func (p pinnedConn) acquire(context.Context) (*pgx.Conn, func(), error) {
-	return p.Conn, func() {}, nil
-}
-
-// warehouseDistrict is a terminal's fixed home: W_ID for every
-// transaction (clause 2.4.1.1 etc.) and the D_ID it uses for Stock-Level
-// (clause 2.8.1.1).
-type warehouseDistrict struct {
-	wID, dID int32
-}
-
-// worker executes transactions. Each executor goroutine owns one: its
+// worker executes the pipelined profile's transactions. Each executor
+// goroutine owns one: its
 // random stream and scratch buffers are not shared, so the run phase
 // needs no locks besides the histograms'.
 type worker struct {
@@ -71,10 +37,14 @@ type worker struct {
 	lastTotal float64 // New-Order's displayed total, kept so it is computed
 }
 
+// stockSQLs are every worker's stock queries: strings shared, not
+// formatted again for each of a 100k host's 200,070 executors.
+var stockSQLs = noStockSQL()
+
 func newWorker(rng *Rand, c Constants, warehouses int, rp RetryPolicy, rw, ro pgx.TxOptions, cnt *atomic.Pointer[counters]) *worker {
 	return &worker{
 		rng: rng, constants: c, warehouses: warehouses, retryPolicy: rp.normalize(),
-		rwBegin: beginSQL(rw), roBegin: beginSQL(ro), stockSQL: noStockSQL(), cnt: cnt,
+		rwBegin: BeginSQL(rw), roBegin: BeginSQL(ro), stockSQL: stockSQLs, cnt: cnt,
 	}
 }
 
@@ -90,8 +60,9 @@ func (w *worker) otherWarehouse(home int32) int32 {
 	return x
 }
 
-// exec runs one transaction of type t for a terminal at home.
-func (w *worker) exec(ctx context.Context, db connPool, t TxnType, home warehouseDistrict) (retries int, err error) {
+// Exec runs one transaction of type t for a terminal at home: worker is
+// the pipelined profile's Executor.
+func (w *worker) Exec(ctx context.Context, db Pool, t TxnType, home Home) (retries int, err error) {
 	w.txn = t
 	switch t {
 	case NewOrderTxn:
@@ -106,18 +77,6 @@ func (w *worker) exec(ctx context.Context, db connPool, t TxnType, home warehous
 		return w.stockLevel(ctx, db, home)
 	}
 	return 0, fmt.Errorf("unknown transaction type %d", t)
-}
-
-// beginSQL is the BEGIN statement for opts.
-func beginSQL(opts pgx.TxOptions) string {
-	s := "BEGIN"
-	if opts.IsoLevel != "" {
-		s += " ISOLATION LEVEL " + string(opts.IsoLevel)
-	}
-	if opts.AccessMode != "" {
-		s += " " + string(opts.AccessMode)
-	}
-	return s
 }
 
 // pipeTx is a transaction whose BEGIN travels with its first batch and
@@ -196,7 +155,7 @@ func (p *pipeTx) send(ctx context.Context, b *pgx.Batch, commit bool) error {
 // of its own for the ROLLBACK (issue 30: at repeatable read one
 // transaction in five was retried). A retry after a backoff sleeps
 // without a connection, so a later failure rolls back at once.
-func (w *worker) inPipe(ctx context.Context, db connPool, begin string, fn func(*pipeTx) error) (int, error) {
+func (w *worker) inPipe(ctx context.Context, db Pool, begin string, fn func(*pipeTx) error) (int, error) {
 	var held *pgx.Conn // in an aborted transaction, for the immediate retry
 	var heldRelease func()
 	attempts := 0
@@ -206,7 +165,7 @@ func (w *worker) inPipe(ctx context.Context, db connPool, begin string, fn func(
 		held, heldRelease = nil, nil
 		if c == nil {
 			var err error
-			if c, release, err = db.acquire(ctx); err != nil {
+			if c, release, err = db.AcquireConn(ctx); err != nil {
 				return fmt.Errorf("acquire connection: %w", err)
 			}
 			if err := w.prepare(ctx, c); err != nil {

@@ -11,7 +11,8 @@ import "math/bits"
 //     0, not within [65, 119]);
 //   - C for C_ID is drawn in [0, 8191] and C for OL_I_ID in [0, 1023]
 //     (the spec's ranges swapped);
-//   - OL_I_ID's A is 8189 (workload draws random(0, 8189), not 8191).
+//   - OL_I_ID's A is 8189 (workload draws random(0, 8189), not 8191:
+//     tpcc/profile/workload's workloadItemA).
 //
 // workload seeds golang.org/x/exp/rand's PCG source with --seed and
 // draws C-Load (C_LAST), then C for OL_I_ID, then C for C_ID, each with
@@ -34,9 +35,6 @@ func WorkloadConstants(seed uint64) Constants {
 	cCust := r.intn(8192)
 	return Constants{CLast: cLoad, CID: cCust, OLIID: cItem}
 }
-
-// workloadItemA is workload's A for OL_I_ID: random(0, 8189).
-const workloadItemA = 8189
 
 // xpcg is a 128-bit linear congruential generator with an XSL RR output
 // (x/exp/rand's PCGSource): state = state × mul + inc (mod 2^128),

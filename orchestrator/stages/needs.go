@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/tpcc"
+	loadprofile "github.com/benchrig/benchrig/tpcc/profile"
 )
 
 // HostNeed is what a workload host's run step needs of the operating
@@ -84,6 +85,7 @@ func (w tpccWorkload) runNeeds() map[string][]hostConns {
 // sizeRun is one run step's needs, from tpcc.RunNeeds.
 func sizeRun(cfg tpcc.RunConfig, ulimit int, step string) hostConns {
 	hc := hostConns{urls: cfg.URLs, need: HostNeed{Ulimit: ulimit}, step: step}
+	cfg.ChooseProfile = loadprofile.Choose // the plan names it; the profile sizes the connections
 	n, err := tpcc.RunNeeds(cfg)
 	if err != nil {
 		hc.need.Err = err.Error()

@@ -13,6 +13,7 @@ import (
 	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/crdb/fixtures"
 	"github.com/benchrig/benchrig/tpcc"
+	loadprofile "github.com/benchrig/benchrig/tpcc/profile"
 )
 
 // RunArgs are `benchrig tpcc run`'s flags as given, written straight in
@@ -120,7 +121,7 @@ func (a RunArgs) Config(out io.Writer) (tpcc.RunConfig, RunOutputs, error) {
 		Partitions: a.Partitions, Affinity: aff, Ramp: a.Ramp, Duration: a.Duration,
 		Wait: wait, Workers: a.Workers, Conns: a.Conns, DisplayEvery: a.DisplayEvery,
 		TolerateErrors: a.TolerateErrors, NoVerdict: a.NoVerdict, Seed: a.RunSeed, Isolation: iso, Retry: a.Retry,
-		Out: out, Profile: profile, SavepointRetryLimit: a.SavepointRetryLimit,
+		Out: out, Profile: profile, SavepointRetryLimit: a.SavepointRetryLimit, ChooseProfile: loadprofile.Choose,
 	}
 	if cfg.URLs, err = withDatabase(a.URLs, a.DB, a.DBSet); err != nil {
 		return bad(err)

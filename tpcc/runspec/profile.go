@@ -5,7 +5,8 @@ import "fmt"
 // Profile names a load profile: which SQL the terminals send, how many
 // connections carry it, how a run ramps up and how transactions retry.
 // It is chosen once per run (RunConfig.Profile) and reaches the run as a
-// loadProfile value; the result, report and dry-run name it.
+// tpcc.LoadProfile value (tpcc/profile.Choose); the result, report and
+// dry-run name it.
 type Profile string
 
 const (

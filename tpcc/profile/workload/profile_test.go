@@ -1,4 +1,4 @@
-package tpcc
+package workload
 
 import (
 	"bufio"
@@ -17,50 +17,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/benchrig/benchrig/internal/golden"
+	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 	"github.com/benchrig/benchrig/tpcc/result"
+	"github.com/benchrig/benchrig/tpcc/tpcctest"
 )
-
-// TestWorkloadConstants pins workload's NURand constants for its default
-// seed and two others, and the first outputs of its PCG stream: values
-// computed independently (128-bit integers, docs/fidelity/v20.1.md) from
-// x/exp/rand's algorithm.
-func TestWorkloadConstants(t *testing.T) {
-	p := newXPCG(1)
-	for i, want := range []uint64{3812638179211989351, 9330348978533091121, 10626674221466475072} {
-		if got := p.uint64(); got != want {
-			t.Fatalf("output %d of seed 1 = %d, want %d", i, got, want)
-		}
-	}
-	for _, tc := range []struct {
-		seed uint64
-		want Constants
-	}{
-		{1, Constants{CLast: 103, OLIID: 817, CID: 6720}},
-		{42, Constants{CLast: 26, OLIID: 326, CID: 5436}},
-		{7, Constants{CLast: 189, OLIID: 534, CID: 2061}},
-	} {
-		if got := WorkloadConstants(tc.seed); got != tc.want {
-			t.Errorf("WorkloadConstants(%d) = %v, want %v", tc.seed, got, tc.want)
-		}
-	}
-}
-
-// TestXPCGIntnRejects checks intn's rejection path: for n just above
-// 2^63 about half the draws are at or above the ceiling and must be drawn
-// again; the results stay below n.
-func TestXPCGIntnRejects(t *testing.T) {
-	p := newXPCG(3)
-	n := 1<<62 + 1
-	for range 1000 {
-		if v := p.intn(n); v < 0 || v >= n {
-			t.Fatalf("intn(%d) = %d", n, v)
-		}
-	}
-	if v := p.intn(1 << 10); v >= 1<<10 {
-		t.Fatalf("intn(1024) = %d", v)
-	}
-}
 
 // TestRampOffsets pins workload's ramp: worker i of n starts at i ×
 // (ramp / n), linearly, and the workload profile orders paced terminals
@@ -80,66 +42,23 @@ func TestRampOffsets(t *testing.T) {
 	if got := rampOffset(5, 10, 0); got != 0 {
 		t.Errorf("no ramp: worker 5 starts at %v", got)
 	}
-	cfg := &RunConfig{Ramp: ramp, Wait: 0} // no keying time: the offset alone
-	p := &workloadProfile{}
+	cfg := &tpcc.RunConfig{Ramp: ramp, Wait: 0} // no keying time: the offset alone
+	p := &Profile{}
 	// 3 warehouses, 30 terminals in plan order (w0 d1..d10, w1 ...):
 	// terminal 10 (w1, d1) is the second to start, terminal 1 (w0, d2)
 	// the fourth.
 	step := int64(ramp / 30)
 	for _, tc := range []struct{ i, rank int }{{0, 0}, {10, 1}, {20, 2}, {1, 3}, {29, 29}} {
-		if got := p.firstDue(nil, tc.i, 30, NewOrderTxn, cfg); got != int64(tc.rank)*step {
+		if got := p.FirstDue(nil, tc.i, 30, tpcc.NewOrderTxn, cfg); got != int64(tc.rank)*step {
 			t.Errorf("terminal %d starts at %v, want rank %d (%v)", tc.i, time.Duration(got), tc.rank, time.Duration(int64(tc.rank)*step))
 		}
-	}
-}
-
-// TestWorkloadConns pins workload's connection count: 2 per active
-// warehouse of the whole run on every host, whatever its affinity; the
-// pipelined profile keeps one per 40 of this host's terminals.
-func TestWorkloadConns(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		cfg     RunConfig
-		conns   int
-		profile Profile
-	}{
-		{"workload 100k host of 5", RunConfig{Warehouses: 100000, Partitions: 27, Affinity: []int{0, 5, 10, 15, 20, 25}, Wait: 1, URLs: make([]string, 15)}, 200010, ProfileWorkload},
-		{"pipelined 100k host of 5", RunConfig{Warehouses: 100000, Partitions: 27, Affinity: []int{0, 5, 10, 15, 20, 25}, Wait: 1, URLs: make([]string, 15)}, 5565, ProfilePipelined},
-		{"workload active", RunConfig{Warehouses: 10, ActiveWarehouses: 4, Wait: 1, URLs: make([]string, 3)}, 9, ProfileWorkload},
-		{"workload no-wait", RunConfig{Warehouses: 10, Wait: 0, URLs: make([]string, 1)}, 100, ProfileWorkload},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := tc.cfg
-			cfg.Profile = tc.profile
-			n, err := RunNeeds(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n.Conns != tc.conns {
-				t.Errorf("conns = %d, want %d", n.Conns, tc.conns)
-			}
-		})
-	}
-}
-
-func TestParseProfile(t *testing.T) {
-	for _, s := range []string{"", "workload", "pipelined", "functions"} {
-		if p, err := ParseProfile(s); err != nil || string(p) != s {
-			t.Errorf("ParseProfile(%q) = %q, %v", s, p, err)
-		}
-	}
-	if _, err := ParseProfile("fast"); err == nil {
-		t.Error("ParseProfile(fast) accepted")
-	}
-	if DefaultProfile(Cockroach) != ProfileWorkload || DefaultProfile(Postgres) != ProfilePipelined {
-		t.Error("default profiles: want workload on CockroachDB, pipelined on PostgreSQL")
 	}
 }
 
 // wlGoldenText renders what the workload profile sends on dialect d,
 // for the goldens of the statements CockroachDB would receive (it cannot
 // run here); on PostgreSQL the same builders run for real.
-func wlGoldenText(d Dialect) string {
+func wlGoldenText(d tpcc.Dialect) string {
 	var b strings.Builder
 	s := wlStatementsFor(d)
 	fmt.Fprintf(&b, "-- prepared on every connection at warm-up (%s)\n", d)
@@ -163,7 +82,7 @@ func wlGoldenText(d Dialect) string {
 	b.WriteString(uo + "\n" + uc + "\n" + dn + "\n" + ul + "\n")
 	b.WriteString("-- transaction protocol:\n")
 	fmt.Fprintf(&b, "BEGIN\nSAVEPOINT %[1]s\nRELEASE SAVEPOINT %[1]s\nCOMMIT\n", wlSavepoint)
-	if d == Cockroach {
+	if d == tpcc.Cockroach {
 		fmt.Fprintf(&b, "-- on 40001: ROLLBACK TO SAVEPOINT %s\n", wlSavepoint)
 	} else {
 		fmt.Fprintf(&b, "-- on 40001/40P01: ROLLBACK; BEGIN; SAVEPOINT %s\n", wlSavepoint)
@@ -175,9 +94,9 @@ func wlGoldenText(d Dialect) string {
 // profile on both dialects; the CockroachDB file is checked against
 // v20.1's source by the rows of docs/fidelity/v20.1.md.
 func TestWorkloadStatementsGolden(t *testing.T) {
-	golden(t, "wl_statements.cockroach", wlGoldenText(Cockroach))
-	golden(t, "wl_statements.postgres", wlGoldenText(Postgres))
-	crdb := wlGoldenText(Cockroach)
+	golden.Check(t, "wl_statements.cockroach.golden", []byte(wlGoldenText(tpcc.Cockroach)))
+	golden.Check(t, "wl_statements.postgres.golden", []byte(wlGoldenText(tpcc.Postgres)))
+	crdb := wlGoldenText(tpcc.Cockroach)
 	for _, want := range []string{"crdb_internal.force_error('', 'unknown case')", "($1:::float)::decimal", "s_dist_07"} {
 		if !strings.Contains(crdb, want) {
 			t.Errorf("CockroachDB statements lack %q", want)
@@ -243,11 +162,11 @@ func TestWorkloadSavepointRetryOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	p := &workloadProfile{dialect: Postgres}
+	p := &Profile{dialect: tpcc.Postgres}
 	w := &worker{rwBegin: "BEGIN ISOLATION LEVEL repeatable read"}
 	var attempts atomic.Int32
 	var trips int
-	retries, err := p.inTx(ctx, w, pgxPool{pool}, NewOrderTxn, func(tx *wlTx) error {
+	retries, err := p.inTx(ctx, w, tpcc.PgxPool{Pool: pool}, tpcc.NewOrderTxn, func(tx *wlTx) error {
 		var n int
 		if err := tx.queryRow(`SELECT d_next_o_id FROM district WHERE d_w_id = 0 AND d_id = 1`, nil, &n); err != nil {
 			return err
@@ -275,7 +194,7 @@ func TestWorkloadSavepointRetryOnPostgres(t *testing.T) {
 	// failure is final and says so.
 	p.noRetry = true
 	attempts.Store(0)
-	_, err = p.inTx(ctx, w, pgxPool{pool}, NewOrderTxn, func(tx *wlTx) error {
+	_, err = p.inTx(ctx, w, tpcc.PgxPool{Pool: pool}, tpcc.NewOrderTxn, func(tx *wlTx) error {
 		var n int
 		if err := tx.queryRow(`SELECT d_next_o_id FROM district WHERE d_w_id = 0 AND d_id = 1`, nil, &n); err != nil {
 			return err
@@ -285,9 +204,9 @@ func TestWorkloadSavepointRetryOnPostgres(t *testing.T) {
 		}
 		return tx.exec(upd)
 	})
-	var ex *RetriesExhaustedError
+	var ex *tpcc.RetriesExhaustedError
 	if !errors.As(err, &ex) || attempts.Load() != 1 {
-		t.Fatalf("no-retry: %v after %d attempts, want RetriesExhaustedError after 1", err, attempts.Load())
+		t.Fatalf("no-retry: %v after %d attempts, want tpcc.RetriesExhaustedError after 1", err, attempts.Load())
 	}
 }
 
@@ -308,7 +227,7 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads two warehouses into a real PostgreSQL")
 	}
-	url, _ := loadWarehouses(t, 2, 1, pgtest.NoSync())
+	url, _ := tpcctest.LoadWarehouses(t, 2, 1, pgtest.NoSync())
 
 	// Each transaction's round trips, measured on a fresh database
 	// (every district has undelivered orders): workload's statements one
@@ -320,20 +239,19 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close(ctx)
-		parts, _ := NewPartitions(2, 2, 1)
-		p := newProfile(ProfileWorkload, Postgres, &RunConfig{}, parts).(*workloadProfile)
-		var cnt atomic.Pointer[counters]
-		cnt.Store(newCounters(2))
-		m, _, err := DatabaseMeta(ctx, conn, 0)
+		parts, _ := tpcc.NewPartitions(2, 2, 1)
+		p := New(tpcc.Postgres, &tpcc.RunConfig{}, parts)
+		m, _, err := tpcc.DatabaseMeta(ctx, conn, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rw := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
-		w := newWorker(NewRand(11, 1), p.runConstants(nil, m), 2, RetryPolicy{}, rw, rw, &cnt)
-		seen := map[TxnType]map[int64]bool{}
+		w := p.NewExecutor(tpcc.Session{Rand: tpcc.NewRand(11, 1), Constants: p.RunConstants(nil, m), Warehouses: 2,
+			Dialect: tpcc.Postgres, ReadWrite: rw, ReadOnly: rw, Tally: tpcc.NewTally(2)}).(*worker)
+		seen := map[tpcc.TxnType]map[int64]bool{}
 		for range 40 {
-			for ty := range numTxnTypes {
-				if _, err := p.exec(ctx, w, pinnedConn{conn}, ty, warehouseDistrict{wID: 1, dID: 1}); err != nil {
+			for ty := range tpcc.NumTxnTypes {
+				if _, err := p.exec(ctx, w, tpcc.PinnedConn{Conn: conn}, ty, tpcc.Home{W: 1, D: 1}); err != nil {
 					t.Fatalf("%s: %v", ty, err)
 				}
 				if seen[ty] == nil {
@@ -348,7 +266,7 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 		// statements and the item SELECT's 2, then ROLLBACK: 8); Payment
 		// 8, or 9 by last name; Order-Status 7; Delivery 10 × 2 + 5 + 4 =
 		// 29 while every district has an undelivered order; Stock-Level 6.
-		want := map[TxnType][]int64{NewOrderTxn: {15, 8}, PaymentTxn: {8, 9}, OrderStatusTxn: {7}, DeliveryTxn: {29}, StockLevelTxn: {6}}
+		want := map[tpcc.TxnType][]int64{tpcc.NewOrderTxn: {15, 8}, tpcc.PaymentTxn: {8, 9}, tpcc.OrderStatusTxn: {7}, tpcc.DeliveryTxn: {29}, tpcc.StockLevelTxn: {6}}
 		for ty, ns := range seen {
 			for n := range ns {
 				if !slices.Contains(want[ty], n) {
@@ -356,25 +274,25 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 				}
 			}
 		}
-		if !seen[NewOrderTxn][15] || !seen[PaymentTxn][8] || !seen[PaymentTxn][9] {
+		if !seen[tpcc.NewOrderTxn][15] || !seen[tpcc.PaymentTxn][8] || !seen[tpcc.PaymentTxn][9] {
 			t.Errorf("round trips seen: %v; want New-Order's 15 and Payment's 8 and 9", seen)
 		}
-		checkConsistent(t, url)
+		tpcctest.CheckConsistent(t, url)
 	})
 
 	t.Run("ramp", func(t *testing.T) {
 		var out, ticks bytes.Buffer
-		cfg := RunConfig{URLs: []string{url}, Warehouses: 2, Wait: 0.01, Ramp: 6 * time.Second, Duration: 3 * time.Second,
-			Seed: 3, Profile: ProfileWorkload, Out: &out, Ticks: result.NewTickWriter(&ticks, result.TicksJSONLines)}
-		res, err := Run(context.Background(), cfg)
+		cfg := tpcc.RunConfig{URLs: []string{url}, Warehouses: 2, Wait: 0.01, Ramp: 6 * time.Second, Duration: 3 * time.Second,
+			Seed: 3, Profile: tpcc.ProfileWorkload, ChooseProfile: choose, Out: &out, Ticks: result.NewTickWriter(&ticks, result.TicksJSONLines)}
+		res, err := tpcc.Run(context.Background(), cfg)
 		t.Logf("output:\n%s", out.String())
 		if err != nil {
-			var ae *AuditError
+			var ae *tpcc.AuditError
 			if !errors.As(err, &ae) {
 				t.Fatalf("run: %v", err)
 			}
 		}
-		if res.Profile != ProfileWorkload {
+		if res.Profile != tpcc.ProfileWorkload {
 			t.Errorf("profile = %q", res.Profile)
 		}
 		if res.Connections != 4 {
@@ -383,7 +301,7 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 		if !strings.Contains(out.String(), "Initializing 4 connections") || !strings.Contains(out.String(), "Profile workload") {
 			t.Error("output does not name the profile and its 4 connections")
 		}
-		for ty := range numTxnTypes {
+		for ty := range tpcc.NumTxnTypes {
 			if res.Errors[ty] != 0 {
 				t.Errorf("%d %s errors", res.Errors[ty], ty)
 			}
@@ -422,23 +340,23 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 		if last := ramp[len(ramp)-1]; last.Terminals >= 20 && last.ElapsedS < 5 {
 			t.Errorf("all terminals joined by %.2fs of a 6 s ramp", last.ElapsedS)
 		}
-		checkConsistent(t, url)
+		tpcctest.CheckConsistent(t, url)
 	})
 
 	t.Run("retries", func(t *testing.T) {
 		var out bytes.Buffer
-		cfg := RunConfig{URLs: []string{url}, Warehouses: 2, ActiveWarehouses: 1, Wait: 0, Workers: 6, Duration: 4 * time.Second,
-			Seed: 5, Profile: ProfileWorkload, Out: &out}
-		res, err := Run(context.Background(), cfg)
+		cfg := tpcc.RunConfig{URLs: []string{url}, Warehouses: 2, ActiveWarehouses: 1, Wait: 0, Workers: 6, Duration: 4 * time.Second,
+			Seed: 5, Profile: tpcc.ProfileWorkload, ChooseProfile: choose, Out: &out}
+		res, err := tpcc.Run(context.Background(), cfg)
 		t.Logf("output:\n%s", out.String())
 		if err != nil {
-			var ae *AuditError
+			var ae *tpcc.AuditError
 			if !errors.As(err, &ae) {
 				t.Fatalf("run: %v", err)
 			}
 		}
 		var retries int64
-		for ty := range numTxnTypes {
+		for ty := range tpcc.NumTxnTypes {
 			retries += res.Retries[ty]
 			if res.Errors[ty] != 0 {
 				t.Errorf("%d %s errors", res.Errors[ty], ty)
@@ -457,43 +375,15 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 		if want := 100 * res.TpmC / (12.86 * 1); res.WorkloadEfficiency != want {
 			t.Errorf("workload efficiency = %v, want %v", res.WorkloadEfficiency, want)
 		}
-		checkConsistent(t, url)
+		tpcctest.CheckConsistent(t, url)
 	})
-}
-
-// TestResultNamesProfile: the result JSON and the report name the profile
-// that ran, its connections and workload's per-host efc (over all active
-// warehouses of the run) beside benchrig's (over this host's); the
-// document matches the schema.
-func TestResultNamesProfile(t *testing.T) {
-	for _, p := range Profiles {
-		t.Run(string(p), func(t *testing.T) {
-			res := fixedResult(t)
-			res.Profile, res.Connections, res.AllActive = p, 2010, 1000
-			res.WorkloadEfficiency = 100 * res.TpmC / (12.86 * 1000)
-			cfg := RunConfig{Warehouses: 1000, Partitions: 5, Affinity: []int{1}, Ramp: time.Minute, Duration: 30 * time.Minute, Wait: 1}
-			r := NewResult(cfg, res, nil)
-			if r.Profile != string(p) || r.Connections != 2010 || r.WorkloadEfficiency == nil || *r.WorkloadEfficiency != res.WorkloadEfficiency {
-				t.Errorf("profile %q, connections %d, workload efficiency %v", r.Profile, r.Connections, r.WorkloadEfficiency)
-			}
-			doc, err := json.Marshal(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkSchema(t, doc)
-			rep := formatFinal(res)
-			if !strings.Contains(rep, "Profile "+string(p)+", 2010 connections") || !strings.Contains(rep, "over all 1000 of the run (workload's per-host efc)") {
-				t.Errorf("report does not name the profile and workload's efc:\n%s", rep)
-			}
-		})
-	}
 }
 
 // TestActiveSet: the indexed set of active warehouses is the list of every
 // partition's active range in partition order, warehouse by warehouse.
 func TestActiveSet(t *testing.T) {
 	for _, c := range []struct{ w, active, parts int }{{10, 10, 1}, {100, 80, 3}, {27, 27, 27}, {1000, 999, 7}} {
-		p, err := NewPartitions(c.w, c.active, c.parts)
+		p, err := tpcc.NewPartitions(c.w, c.active, c.parts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -514,4 +404,10 @@ func TestActiveSet(t *testing.T) {
 			}
 		}
 	}
+}
+
+// choose is a tpcc.ChooseProfile of this package's profile alone (the
+// composition point, tpcc/profile, imports this package).
+func choose(_ tpcc.Profile, d tpcc.Dialect, cfg *tpcc.RunConfig, parts tpcc.Partitions) (tpcc.LoadProfile, error) {
+	return New(d, cfg, parts), nil
 }

@@ -1,4 +1,4 @@
-package tpcc
+package workload
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // The workload profile's transactions: CockroachDB workload v20.1's
@@ -84,8 +86,8 @@ type wlStatements struct {
 	emptyIn                    bool // an empty IN () list parses
 }
 
-func wlStatementsFor(d Dialect) wlStatements {
-	if d == Cockroach {
+func wlStatementsFor(d tpcc.Dialect) wlStatements {
+	if d == tpcc.Cockroach {
 		return wlStatements{payUpdateCustomer: wlPayUpdateCustomerCRDB, slCount: wlSLCountCRDB, forceError: true, emptyIn: true}
 	}
 	return wlStatements{payUpdateCustomer: wlPayUpdateCustomerPG, slCount: wlSLCountPG}
@@ -94,7 +96,7 @@ func wlStatementsFor(d Dialect) wlStatements {
 // wlPrepared are the statements prepared on every connection.
 //
 // fidelity:v20.1/D17
-func wlPrepared(d Dialect) []string {
+func wlPrepared(d tpcc.Dialect) []string {
 	s := wlStatementsFor(d)
 	return []string{
 		wlNOUpdateDistrict, wlNOSelectWTax, wlNOSelectCustomer, wlNOInsertOrder, wlNOInsertNewOrder,
@@ -104,6 +106,10 @@ func wlPrepared(d Dialect) []string {
 		wlSLSelectDNextOID, s.slCount,
 	}
 }
+
+// workloadItemA is workload's A for OL_I_ID: random(0, 8189) (tpcc's
+// WorkloadConstants says how workload's NURand differs from the spec's).
+const workloadItemA = 8189
 
 // wlTime is how workload passes o_entry_d, h_date and ol_delivery_d:
 // formatted to the second, without a zone.
@@ -194,12 +200,12 @@ func (t *wlTx) middleByLastName(stmt string, wID, dID int32, cLast string, dest 
 // transaction the same way.
 //
 // fidelity:v20.1/D3
-func wlRetryable(d Dialect, err error) bool {
+func wlRetryable(d tpcc.Dialect, err error) bool {
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {
 		return false
 	}
-	return pg.Code == "40001" || pg.Code == "CR000" || (d != Cockroach && pg.Code == "40P01")
+	return pg.Code == "40001" || pg.Code == "CR000" || (d != tpcc.Cockroach && pg.Code == "40P01")
 }
 
 // wlBegin is the transaction's BEGIN: workload's plain BEGIN on
@@ -207,8 +213,8 @@ func wlRetryable(d Dialect, err error) bool {
 // whose default, repeatable read, makes conflicts surface as 40001.
 //
 // fidelity:v20.1/D1
-func (p *workloadProfile) begin(w *worker) string {
-	if p.dialect == Cockroach && (w.rwBegin == "BEGIN" || w.rwBegin == "BEGIN ISOLATION LEVEL serializable") {
+func (p *Profile) begin(w *worker) string {
+	if p.dialect == tpcc.Cockroach && (w.rwBegin == "BEGIN" || w.rwBegin == "BEGIN ISOLATION LEVEL serializable") {
 		return "BEGIN"
 	}
 	return w.rwBegin
@@ -230,8 +236,8 @@ func (p *workloadProfile) begin(w *worker) string {
 // COMMIT's error: on CockroachDB RELEASE has committed).
 //
 // fidelity:v20.1/D2 fidelity:v20.1/D3 fidelity:v20.1/D4 fidelity:v20.1/D5
-func (p *workloadProfile) inTx(ctx context.Context, w *worker, db connPool, typ TxnType, fn func(*wlTx) error) (retries int, err error) {
-	c, release, err := db.acquire(ctx)
+func (p *Profile) inTx(ctx context.Context, w *worker, db tpcc.Pool, typ tpcc.TxnType, fn func(*wlTx) error) (retries int, err error) {
+	c, release, err := db.AcquireConn(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("acquire connection: %w", err)
 	}
@@ -269,10 +275,10 @@ func (p *workloadProfile) inTx(ctx context.Context, w *worker, db connPool, typ 
 			return fail(err)
 		}
 		if p.noRetry || (p.retryLimit > 0 && retries >= p.retryLimit) {
-			return fail(&RetriesExhaustedError{Retries: retries, Elapsed: time.Since(start), Err: err})
+			return fail(&tpcc.RetriesExhaustedError{Retries: retries, Elapsed: time.Since(start), Err: err})
 		}
 		retries++
-		if p.dialect == Cockroach {
+		if p.dialect == tpcc.Cockroach {
 			if err := t.simple("ROLLBACK TO SAVEPOINT " + wlSavepoint); err != nil {
 				return fail(err)
 			}
@@ -291,18 +297,18 @@ func (p *workloadProfile) inTx(ctx context.Context, w *worker, db connPool, typ 
 }
 
 // exec runs one transaction of type t the way workload does.
-func (p *workloadProfile) exec(ctx context.Context, w *worker, db connPool, t TxnType, home warehouseDistrict) (int, error) {
+func (p *Profile) exec(ctx context.Context, w *worker, db tpcc.Pool, t tpcc.TxnType, home tpcc.Home) (int, error) {
 	switch t {
-	case NewOrderTxn:
-		return p.newOrder(ctx, w, db, home.wID)
-	case PaymentTxn:
-		return p.payment(ctx, w, db, home.wID)
-	case OrderStatusTxn:
-		return p.orderStatus(ctx, w, db, home.wID)
-	case DeliveryTxn:
-		return p.delivery(ctx, w, db, home.wID)
-	case StockLevelTxn:
-		return p.stockLevel(ctx, w, db, home.wID)
+	case tpcc.NewOrderTxn:
+		return p.newOrder(ctx, w, db, home.W)
+	case tpcc.PaymentTxn:
+		return p.payment(ctx, w, db, home.W)
+	case tpcc.OrderStatusTxn:
+		return p.orderStatus(ctx, w, db, home.W)
+	case tpcc.DeliveryTxn:
+		return p.delivery(ctx, w, db, home.W)
+	case tpcc.StockLevelTxn:
+		return p.stockLevel(ctx, w, db, home.W)
 	}
 	return 0, fmt.Errorf("unknown transaction type %d", t)
 }
@@ -312,7 +318,7 @@ func (p *workloadProfile) exec(ctx context.Context, w *worker, db connPool, t Tx
 // home warehouse.
 //
 // fidelity:v20.1/D7
-func (p *workloadProfile) randActive(w *worker, home int32) int32 {
+func (p *Profile) randActive(w *worker, home int32) int32 {
 	for {
 		x := p.active.at(w.rng.Int(0, p.active.len()-1))
 		if x != home || p.active.len() < 2 {
@@ -341,9 +347,9 @@ type wlNewOrderInput struct {
 }
 
 // fidelity:v20.1/D7
-func (p *workloadProfile) drawNewOrder(w *worker, wID int32) wlNewOrderInput {
+func (p *Profile) drawNewOrder(w *worker, wID int32) wlNewOrderInput {
 	r, c := w.rng, w.constants
-	in := wlNewOrderInput{wID: wID, dID: int32(r.Int(1, 10)), cID: int32(r.NURand(aCID, 1, 3000, c.CID)), allLocal: 1}
+	in := wlNewOrderInput{wID: wID, dID: int32(r.Int(1, 10)), cID: int32(r.CustomerID(c)), allLocal: 1}
 	n := r.Int(5, 15)
 	in.rollback = r.Int(0, 99) == 0
 	for i := range n {
@@ -437,11 +443,11 @@ func wlNewOrderLinesSQL(oID, dID, wID int32, lines []wlLine) string {
 // finds the unused id missing: 8 round trips with its ROLLBACK.
 //
 // fidelity:v20.1/D6 fidelity:v20.1/D8
-func (p *workloadProfile) newOrder(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
+func (p *Profile) newOrder(ctx context.Context, w *worker, db tpcc.Pool, wID int32) (int, error) {
 	in := p.drawNewOrder(w, wID)
 	entry := time.Now().UTC().Format(wlTime)
 	s := wlStatementsFor(p.dialect)
-	retries, err := p.inTx(ctx, w, db, NewOrderTxn, func(t *wlTx) error {
+	retries, err := p.inTx(ctx, w, db, tpcc.NewOrderTxn, func(t *wlTx) error {
 		var dTax, wTax, cDiscount float64
 		var dNext int32
 		var cLast, cCredit string
@@ -472,7 +478,7 @@ func (p *workloadProfile) newOrder(ctx context.Context, w *worker, db connPool, 
 		}
 		if n < len(in.lines) {
 			if in.rollback {
-				return errNewOrderRollback // 2.4.2.3: the unused item is not found
+				return tpcc.ErrNewOrderRollback // 2.4.2.3: the unused item is not found
 			}
 			return errors.New("missing item row")
 		}
@@ -523,10 +529,10 @@ func (p *workloadProfile) newOrder(ctx context.Context, w *worker, db connPool, 
 		w.lastTotal = total * (1 - cDiscount) * (1 + wTax + dTax)
 		return nil
 	})
-	if err != nil && !errors.Is(err, errNewOrderRollback) {
+	if err != nil && !errors.Is(err, tpcc.ErrNewOrderRollback) {
 		return retries, fmt.Errorf("new-order (w %d, d %d, c %d): %w", in.wID, in.dID, in.cID, err)
 	}
-	w.counters().newOrder(in.wID, len(in.lines), in.rollback, func(i int) int32 { return in.lines[i].supply })
+	w.tally.NewOrder(in.wID, len(in.lines), in.rollback, func(i int) int32 { return in.lines[i].supply })
 	return retries, err
 }
 
@@ -536,7 +542,7 @@ func (p *workloadProfile) newOrder(ctx context.Context, w *worker, db connPool, 
 // looks in the home warehouse and district even for a remote customer.
 //
 // fidelity:v20.1/D11 fidelity:v20.1/D12
-func (p *workloadProfile) payment(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
+func (p *Profile) payment(ctx context.Context, w *worker, db tpcc.Pool, wID int32) (int, error) {
 	r, c := w.rng, w.constants
 	dID := int32(r.Int(1, 10))
 	amount := float64(r.Int(100, 500000)) / 100
@@ -550,12 +556,12 @@ func (p *workloadProfile) payment(ctx context.Context, w *worker, db connPool, w
 	var cID int32
 	byName := r.Int(0, 99) < 60
 	if byName {
-		cLast = LastName(r.NURand(aCLast, 0, 999, c.CLast))
+		cLast = r.LastNameRun(c)
 	} else {
-		cID = int32(r.NURand(aCID, 1, 3000, c.CID))
+		cID = int32(r.CustomerID(c))
 	}
 	s := wlStatementsFor(p.dialect)
-	retries, err := p.inTx(ctx, w, db, PaymentTxn, func(t *wlTx) error {
+	retries, err := p.inTx(ctx, w, db, tpcc.PaymentTxn, func(t *wlTx) error {
 		var wName, dName, x1, x2, x3, x4, x5 string
 		if err := t.queryRow(wlPayUpdateWarehouse, []any{amount, wID}, &wName, &x1, &x2, &x3, &x4, &x5); err != nil {
 			return err
@@ -583,14 +589,7 @@ func (p *workloadProfile) payment(ctx context.Context, w *worker, db connPool, w
 	if err != nil {
 		return retries, fmt.Errorf("payment (w %d, d %d): %w", wID, dID, err)
 	}
-	cnt := w.counters()
-	if cWID != wID {
-		cnt.payRemote.Add(1)
-		cnt.remotePayW.set(int(cWID))
-	}
-	if byName {
-		cnt.payByName.Add(1)
-	}
+	w.tally.Payment(wID, cWID, byName)
 	return retries, nil
 }
 
@@ -599,18 +598,18 @@ func (p *workloadProfile) payment(ctx context.Context, w *worker, db connPool, w
 // statements, 7 round trips.
 //
 // fidelity:v20.1/D14
-func (p *workloadProfile) orderStatus(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
+func (p *Profile) orderStatus(ctx context.Context, w *worker, db tpcc.Pool, wID int32) (int, error) {
 	r, c := w.rng, w.constants
 	dID := int32(r.Int(1, 10))
 	var cLast string
 	var cID int32
 	byName := r.Int(0, 99) < 60
 	if byName {
-		cLast = LastName(r.NURand(aCLast, 0, 999, c.CLast))
+		cLast = r.LastNameRun(c)
 	} else {
-		cID = int32(r.NURand(aCID, 1, 3000, c.CID))
+		cID = int32(r.CustomerID(c))
 	}
-	retries, err := p.inTx(ctx, w, db, OrderStatusTxn, func(t *wlTx) error {
+	retries, err := p.inTx(ctx, w, db, tpcc.OrderStatusTxn, func(t *wlTx) error {
 		var balance float64
 		var first, middle, last string
 		id := cID
@@ -640,9 +639,7 @@ func (p *workloadProfile) orderStatus(ctx context.Context, w *worker, db connPoo
 	if err != nil {
 		return retries, fmt.Errorf("order-status (w %d, d %d): %w", wID, dID, err)
 	}
-	if byName {
-		w.counters().osByName.Add(1)
-	}
+	w.tally.OrderStatus(byName)
 	return retries, nil
 }
 
@@ -687,12 +684,12 @@ func wlDeliverySQL(wID, carrier int32, date string, orders, customers []wlPair, 
 // two).
 //
 // fidelity:v20.1/D15
-func (p *workloadProfile) delivery(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
+func (p *Profile) delivery(ctx context.Context, w *worker, db tpcc.Pool, wID int32) (int, error) {
 	carrier := int32(w.rng.Int(1, 10))
 	date := time.Now().UTC().Format(wlTime)
 	s := wlStatementsFor(p.dialect)
 	var skipped int
-	retries, err := p.inTx(ctx, w, db, DeliveryTxn, func(t *wlTx) error {
+	retries, err := p.inTx(ctx, w, db, tpcc.DeliveryTxn, func(t *wlTx) error {
 		skipped = 0
 		var orders []wlPair
 		totals := map[int32]float64{}
@@ -745,9 +742,7 @@ func (p *workloadProfile) delivery(ctx context.Context, w *worker, db connPool, 
 	if err != nil {
 		return retries, fmt.Errorf("delivery (w %d): %w", wID, err)
 	}
-	if skipped > 0 {
-		w.counters().delSkipped.Add(int64(skipped))
-	}
+	w.tally.Delivery(skipped)
 	return retries, nil
 }
 
@@ -757,11 +752,11 @@ func (p *workloadProfile) delivery(ctx context.Context, w *worker, db connPool, 
 // district).
 //
 // fidelity:v20.1/D16
-func (p *workloadProfile) stockLevel(ctx context.Context, w *worker, db connPool, wID int32) (int, error) {
+func (p *Profile) stockLevel(ctx context.Context, w *worker, db tpcc.Pool, wID int32) (int, error) {
 	threshold := int32(w.rng.Int(10, 20))
 	dID := int32(w.rng.Int(1, 10))
 	s := wlStatementsFor(p.dialect)
-	retries, err := p.inTx(ctx, w, db, StockLevelTxn, func(t *wlTx) error {
+	retries, err := p.inTx(ctx, w, db, tpcc.StockLevelTxn, func(t *wlTx) error {
 		var next int32
 		if err := t.queryRow(wlSLSelectDNextOID, []any{wID, dID}, &next); err != nil {
 			return err

@@ -1,0 +1,123 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/pgtest"
+	"github.com/benchrig/benchrig/tpcc/tpcctest"
+)
+
+// TestWorkloadRoundTripsOnPostgres measures the workload profile's round
+// trips on the wire, not by counting calls: the run's own pools
+// (openPools, warmed by the profile) talk to a real PostgreSQL through a
+// loopback proxy that reads the client's protocol messages. A round trip
+// is a message the client must wait on: a Sync (extended protocol) or a
+// Query (simple protocol), each answered by ReadyForQuery; the proxy also
+// counts the client's turns (data sent after the server last spoke),
+// which must agree.
+//
+// The counts are workload v20.1's (docs/fidelity/v20.1.md, "Round
+// trips"): with pgx v3.6.2 its inline-value Query (New-Order's item and
+// stock SELECTs, Delivery's UPDATE "order" ... RETURNING) prepares an
+// unnamed statement and then executes it, two round trips each. New-Order
+// 15 (8 when it rolls back: BEGIN, SAVEPOINT, 3 prepared statements, the
+// item SELECT's 2, ROLLBACK), Payment 8 (9 by last name), Order-Status 7,
+// Delivery 29 while every district has an undelivered order, Stock-Level
+// 6. One transaction starts on a connection idle for more than a second:
+// workload's pgx v3 pool hands it out without a ping, and so must the
+// run's pools (pgxpool pings such a connection by default, a round trip
+// more).
+func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a warehouse into a real PostgreSQL")
+	}
+	if err := pgtest.Available(); err != nil {
+		t.Skipf("no PostgreSQL: %v", err)
+	}
+	dbURL, _ := tpcctest.LoadWarehouses(t, 1, 1, pgtest.NoSync())
+	ctx := context.Background()
+
+	proxy := pgtest.StartWireCounter(t, dbURL)
+	pools, err := tpcc.OpenPools(ctx, []string{proxy.URL}, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, p := range pools {
+			p.Close()
+		}
+	}()
+	parts, _ := tpcc.NewPartitions(1, 1, 1)
+	p := New(tpcc.Postgres, &tpcc.RunConfig{}, parts)
+	if err := p.Warm(ctx, pools, 1, tpcc.Postgres); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	m, _, err := tpcc.DatabaseMeta(ctx, conn, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
+	w := p.NewExecutor(tpcc.Session{Rand: tpcc.NewRand(11, 1), Constants: p.RunConstants(nil, m), Warehouses: 1,
+		Dialect: tpcc.Postgres, ReadWrite: rw, ReadOnly: rw, Tally: tpcc.NewTally(1)}).(*worker)
+	db := tpcc.PgxPool{Pool: pools[0]}
+
+	want := map[tpcc.TxnType][]int64{tpcc.NewOrderTxn: {15, 8}, tpcc.PaymentTxn: {8, 9}, tpcc.OrderStatusTxn: {7}, tpcc.DeliveryTxn: {29}, tpcc.StockLevelTxn: {6}}
+	seen := map[tpcc.TxnType]map[int64]int{}
+	run := func(ty tpcc.TxnType) {
+		t.Helper()
+		before := proxy.Snapshot()
+		if _, err := p.exec(ctx, w, db, ty, tpcc.Home{W: 0, D: 1}); err != nil && !errors.Is(err, tpcc.ErrNewOrderRollback) {
+			t.Fatalf("%s: %v", ty, err)
+		}
+		d := proxy.Snapshot().Minus(before)
+		if d.Waits() != d.Turns {
+			t.Errorf("%s: %d Syncs and Queries but %d client turns", ty, d.Waits(), d.Turns)
+		}
+		if own := p.trips[ty].Load(); own != d.Waits() {
+			t.Errorf("%s: the profile counted %d round trips, the wire %d", ty, own, d.Waits())
+		}
+		if seen[ty] == nil {
+			seen[ty] = map[int64]int{}
+		}
+		seen[ty][d.Waits()]++
+	}
+	// An idle connection: a pool that pings it adds a round trip here.
+	time.Sleep(1100 * time.Millisecond)
+	run(tpcc.PaymentTxn)
+	for range 10 {
+		for ty := range tpcc.NumTxnTypes {
+			run(ty)
+		}
+	}
+	// The 1% rollback: more New-Orders until one (seed 11 draws one
+	// within the first few hundred).
+	for i := 0; i < 1000 && seen[tpcc.NewOrderTxn][8] == 0; i++ {
+		run(tpcc.NewOrderTxn)
+	}
+	t.Logf("round trips measured (count: transactions): %v", seen)
+	for ty, ns := range seen {
+		for n := range ns {
+			if !slices.Contains(want[ty], n) {
+				t.Errorf("%s took %d round trips, want one of %v", ty, n, want[ty])
+			}
+		}
+		for _, n := range want[ty] {
+			if ns[n] == 0 {
+				t.Errorf("%s: no transaction with %d round trips seen (seen %v)", ty, n, ns)
+			}
+		}
+	}
+	tpcctest.CheckConsistent(t, dbURL)
+}
