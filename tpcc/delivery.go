@@ -33,7 +33,7 @@ AND c_id = (SELECT o_c_id FROM "order" WHERE o_w_id = $1 AND o_d_id = $2 AND o_i
 // workload measures.
 func (w *worker) delivery(ctx context.Context, db Pool, home Home) (retries int, err error) {
 	wID := home.W
-	carrier := int32(w.rng.Int(1, 10)) // 2.7.1.2: O_CARRIER_ID random within [1 .. 10]
+	carrier := w.drawDelivery()
 	var skipped int
 	retries, err = w.inPipe(ctx, db, w.rwBegin, func(tx *pipeTx) error {
 		var oIDs [11]int32
@@ -78,6 +78,10 @@ func (w *worker) delivery(ctx context.Context, db Pool, home Home) (retries int,
 	}
 	return retries, nil
 }
+
+// drawDelivery is Delivery's input (clause 2.7.1.2): O_CARRIER_ID
+// random within [1 .. 10].
+func (w *worker) drawDelivery() int32 { return int32(w.rng.Int(1, 10)) }
 
 // expectRows fails a delivery statement that touched no row: the order
 // was locked by the first batch, so it and its lines must exist.

@@ -240,8 +240,14 @@ func (cfg *RunConfig) profileFor(d Dialect, parts Partitions) (LoadProfile, erro
 	if p == "" {
 		p = DefaultProfile(d)
 	}
-	if p != ProfilePipelined {
-		return nil, fmt.Errorf("tpcc run: the %s profile is not linked into this run (the command layer chooses it: tpcc/profile.Choose)", p)
+	switch p {
+	case ProfilePipelined:
+		return pipelinedProfile{}, nil
+	case ProfileFunctions:
+		if err := FunctionsRefused(p, d); err != nil {
+			return nil, fmt.Errorf("tpcc run: %w", err)
+		}
+		return functionsProfile{}, nil
 	}
-	return pipelinedProfile{}, nil
+	return nil, fmt.Errorf("tpcc run: the %s profile is not linked into this run (the command layer chooses it: tpcc/profile.Choose)", p)
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func TestParseProfile(t *testing.T) {
-	for _, s := range []string{"", "workload", "pipelined"} {
+	for _, s := range []string{"", "workload", "pipelined", "functions"} {
 		if p, err := ParseProfile(s); err != nil || string(p) != s {
 			t.Errorf("ParseProfile(%q) = %q, %v", s, p, err)
 		}
@@ -26,21 +26,25 @@ func TestParseProfile(t *testing.T) {
 // warehouses of the run) beside benchrig's (over this host's); the
 // document matches the schema.
 func TestResultNamesProfile(t *testing.T) {
-	res := fixedResult(t)
-	res.Profile, res.Connections, res.AllActive = ProfileWorkload, 2010, 1000
-	res.WorkloadEfficiency = 100 * res.TpmC / (12.86 * 1000)
-	cfg := RunConfig{Warehouses: 1000, Partitions: 5, Affinity: []int{1}, Ramp: time.Minute, Duration: 30 * time.Minute, Wait: 1}
-	r := NewResult(cfg, res, nil)
-	if r.Profile != "workload" || r.Connections != 2010 || r.WorkloadEfficiency == nil || *r.WorkloadEfficiency != res.WorkloadEfficiency {
-		t.Errorf("profile %q, connections %d, workload efficiency %v", r.Profile, r.Connections, r.WorkloadEfficiency)
-	}
-	doc, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSchema(t, doc)
-	rep := formatFinal(res)
-	if !strings.Contains(rep, "Profile workload, 2010 connections") || !strings.Contains(rep, "over all 1000 of the run (workload's per-host efc)") {
-		t.Errorf("report does not name the profile and workload's efc:\n%s", rep)
+	for _, p := range Profiles {
+		t.Run(string(p), func(t *testing.T) {
+			res := fixedResult(t)
+			res.Profile, res.Connections, res.AllActive = p, 2010, 1000
+			res.WorkloadEfficiency = 100 * res.TpmC / (12.86 * 1000)
+			cfg := RunConfig{Warehouses: 1000, Partitions: 5, Affinity: []int{1}, Ramp: time.Minute, Duration: 30 * time.Minute, Wait: 1}
+			r := NewResult(cfg, res, nil)
+			if r.Profile != string(p) || r.Connections != 2010 || r.WorkloadEfficiency == nil || *r.WorkloadEfficiency != res.WorkloadEfficiency {
+				t.Errorf("profile %q, connections %d, workload efficiency %v", r.Profile, r.Connections, r.WorkloadEfficiency)
+			}
+			doc, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSchema(t, doc)
+			rep := formatFinal(res)
+			if !strings.Contains(rep, "Profile "+string(p)+", 2010 connections") || !strings.Contains(rep, "over all 1000 of the run (workload's per-host efc)") {
+				t.Errorf("report does not name the profile and workload's efc:\n%s", rep)
+			}
+		})
 	}
 }

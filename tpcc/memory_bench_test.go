@@ -232,7 +232,7 @@ func BenchmarkWaitMemory(b *testing.B) {
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
 // loadInto creates and loads w warehouses in a new database of srv.
-func loadInto(b *testing.B, srv *pgtest.Server, w int) string {
+func loadInto(b testing.TB, srv *pgtest.Server, w int) string {
 	b.Helper()
 	url := srv.NewDatabase(b)
 	ctx := context.Background()

@@ -32,18 +32,34 @@ LEFT JOIN order_line AS ol ON ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id
 	osOrderLinesByNameSQL = osOrderLinesHead + customerByNameExpr + osOrderLinesTail
 )
 
+// orderStatusInput is drawn once per transaction (clause 2.6.1).
+type orderStatusInput struct {
+	wID, dID int32
+	cID      int32  // 0 when selecting by last name
+	cLast    string // set when selecting by last name
+}
+
+func (w *worker) drawOrderStatus(home Home) orderStatusInput {
+	r := w.rng
+	in := orderStatusInput{wID: home.W, dID: int32(r.Int(1, 10))} // 2.6.1.2
+	if r.Int(1, 100) <= 60 {                                      // 2.6.1.2: 60% by last name
+		in.cLast = r.LastNameRun(w.constants)
+	} else {
+		in.cID = int32(r.CustomerID(w.constants))
+	}
+	return in
+}
+
 // orderStatus runs clause 2.6.2 in a read-only transaction.
 func (w *worker) orderStatus(ctx context.Context, db Pool, home Home) (retries int, err error) {
-	r := w.rng
-	wID, dID := home.W, int32(r.Int(1, 10)) // 2.6.1.2
-	var customer any
+	in := w.drawOrderStatus(home)
+	wID, dID := in.wID, in.dID
+	var customer any = in.cID
 	customerSQL, linesSQL := osCustomerSQL, osOrderLinesSQL
-	byName := r.Int(1, 100) <= 60 // 2.6.1.2: 60% by last name
+	byName := in.cLast != ""
 	if byName {
-		customer = r.LastNameRun(w.constants)
+		customer = in.cLast
 		customerSQL, linesSQL = osCustomerByNameSQL, osOrderLinesByNameSQL
-	} else {
-		customer = int32(r.CustomerID(w.constants))
 	}
 	retries, err = w.inPipe(ctx, db, w.roBegin, func(tx *pipeTx) error {
 		var id int32

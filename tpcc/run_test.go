@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -64,9 +65,11 @@ func checkConsistent(t *testing.T, url string) {
 	}
 }
 
-// TestRunAgainstPostgres runs both modes against a real PostgreSQL with
-// one loaded warehouse and requires the database to stay consistent
-// (clause 3.3.2, all twelve conditions) and the output to be complete.
+// TestRunAgainstPostgres runs both modes, and the functions profile at
+// repeatable read and read committed, against a real PostgreSQL with one
+// loaded warehouse and requires the database to stay consistent (clause
+// 3.3.2, all twelve conditions), the output to be complete and to name the
+// profile that ran.
 func TestRunAgainstPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a warehouse into a real PostgreSQL")
@@ -75,9 +78,15 @@ func TestRunAgainstPostgres(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  RunConfig
+		// noConflicts: read committed has no serialization failures
+		// to retry (only deadlocks, which locking in order avoids).
+		noConflicts bool
 	}{
-		{"no-wait", RunConfig{Wait: 0, Workers: 4, Duration: 8 * time.Second, Ramp: time.Second}},
-		{"wait", RunConfig{Wait: 0.01, Duration: 10 * time.Second, Ramp: time.Second}},
+		{name: "no-wait", cfg: RunConfig{Wait: 0, Workers: 4, Duration: 8 * time.Second, Ramp: time.Second}},
+		{name: "wait", cfg: RunConfig{Wait: 0.01, Duration: 10 * time.Second, Ramp: time.Second}},
+		{name: "functions no-wait", cfg: RunConfig{Profile: ProfileFunctions, Wait: 0, Workers: 4, Duration: 8 * time.Second, Ramp: time.Second}},
+		{name: "functions read committed", cfg: RunConfig{Profile: ProfileFunctions, Isolation: pgx.ReadCommitted, Wait: 0, Workers: 4,
+			Duration: 6 * time.Second, Ramp: time.Second}, noConflicts: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
@@ -111,7 +120,10 @@ func TestRunAgainstPostgres(t *testing.T) {
 			if res.TpmC <= 0 {
 				t.Errorf("tpmC = %v", res.TpmC)
 			}
-			if cfg.Wait == 0 {
+			if want := cmp.Or(cfg.Profile, ProfilePipelined); res.Profile != want || !strings.Contains(out.String(), "Profile "+string(want)+",") {
+				t.Errorf("profile %q ran, want %q named in the output", res.Profile, want)
+			}
+			if cfg.Wait == 0 && !tc.noConflicts {
 				// Four workers on one warehouse's row under REPEATABLE
 				// READ conflict constantly: the conflicts must surface as
 				// retries, never as errors (checked above).

@@ -13,6 +13,7 @@ type (
 const (
 	ProfilePipelined = runspec.ProfilePipelined
 	ProfileWorkload  = runspec.ProfileWorkload
+	ProfileFunctions = runspec.ProfileFunctions
 )
 
 var (

@@ -492,6 +492,12 @@ func Init(ctx context.Context, db DB, o InitOptions) error {
 			return fmt.Errorf("init: %s: %w", FirstLine(s), err)
 		}
 	}
+	if o.Dialect == Postgres {
+		// The functions profile's transactions (fn_profile.go).
+		if err := InstallFunctions(ctx, db); err != nil {
+			return fmt.Errorf("init: %w", err)
+		}
+	}
 	if o.Dialect == Cockroach && parts > 1 {
 		if o.Partition == nil {
 			return errors.New("init: partitioning CockroachDB needs its fixtures (the command layer gives them)")

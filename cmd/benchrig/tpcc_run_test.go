@@ -95,7 +95,7 @@ func TestTpccRunTicksFlag(t *testing.T) {
 func TestTpccRunProfileFlag(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"benchrig", "tpcc", "run", "--profile", "fast", "postgres://127.0.0.1:1/x"}, &out, &errOut)
-	if code != exitUsage || !strings.Contains(errOut.String(), "want workload or pipelined") {
+	if code != exitUsage || !strings.Contains(errOut.String(), "want workload, pipelined or functions") {
 		t.Errorf("--profile fast: exit %d, %q; want %d naming the profiles", code, errOut.String(), exitUsage)
 	}
 }

@@ -153,6 +153,8 @@ func validateFidelity(ps *problems, p *Plan) {
 			ps.at(p.node(&t.Profile), "tpcc.profile: %v", err)
 		} else if t.Driver == DriverWorkload {
 			ps.at(p.node(&t.Profile), "tpcc.profile: the embedded driver's load profile; driver: workload runs workload itself")
+		} else if t.Profile == string(runspec.ProfileFunctions) && p.Flavor != Postgres {
+			ps.at(p.node(&t.Profile), "tpcc.profile: functions calls PL/pgSQL functions, which CockroachDB does not run; use workload or pipelined")
 		}
 	}
 	switch t.Import.Method {

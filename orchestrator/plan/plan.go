@@ -246,8 +246,10 @@ type TPCC struct {
 	Driver string `yaml:"driver"`
 	// Profile is the embedded driver's load profile (`tpcc run
 	// --profile`): workload (CockroachDB workload's statements, retries,
-	// connections and ramp; the cockroach default) or pipelined
-	// (benchrig's batched transactions; the postgres default).
+	// connections and ramp; the cockroach default), pipelined
+	// (benchrig's batched transactions; the postgres default) or
+	// functions (each transaction one call of a PL/pgSQL function; postgres
+	// only).
 	Profile string `yaml:"profile"`
 	Import  Import `yaml:"import"`
 	// PartitionStrategy (replication, leases) and Zones are workload's

@@ -18,6 +18,7 @@ func TestProfileDefaults(t *testing.T) {
 		{Postgres, nil, "pipelined"},
 		{Cockroach, []string{"  duration: 1m\n", "  duration: 1m\n  profile: pipelined\n"}, "pipelined"},
 		{Postgres, []string{"  duration: 1m\n", "  duration: 1m\n  profile: workload\n"}, "workload"},
+		{Postgres, []string{"  duration: 1m\n", "  duration: 1m\n  profile: functions\n"}, "functions"},
 	} {
 		n := Normalize(decoded(t, planText(tt.flavor, tt.edits...)))
 		if err := Validate(n); err != nil {
@@ -29,13 +30,15 @@ func TestProfileDefaults(t *testing.T) {
 	}
 }
 
-// TestProfileValidate: an unknown profile, and a profile with driver:
-// workload, are reported at their line.
+// TestProfileValidate: an unknown profile, the functions profile on
+// cockroach, and a profile with driver: workload are reported at their
+// line.
 func TestProfileValidate(t *testing.T) {
 	for _, tt := range []struct {
 		name, flavor, lines, want string
 	}{
 		{"unknown", Cockroach, "  profile: fast\n", `tpcc.profile: unknown load profile "fast"`},
+		{"functions on cockroach", Cockroach, "  profile: functions\n", "tpcc.profile: functions calls PL/pgSQL functions, which CockroachDB does not run"},
 		{"with driver workload", Cockroach, "  profile: workload\n  driver: workload\n", "tpcc.profile: the embedded driver's load profile"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

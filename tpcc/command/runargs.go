@@ -48,7 +48,7 @@ type RunArgs struct {
 
 	Retry               tpcc.RetryPolicy
 	Isolation           string `flag:"isolation" usage:"read-committed, repeatable-read or serializable (default: repeatable-read on PostgreSQL, serializable on CockroachDB)"`
-	Profile             string `flag:"profile" usage:"load profile: workload (CockroachDB workload v20.1's statements and round trips, SAVEPOINT cockroach_restart retries, 2 connections per active warehouse of the run, linear --ramp) or pipelined (benchrig's batched transactions) (default: workload on CockroachDB, pipelined on PostgreSQL)"`
+	Profile             string `flag:"profile" usage:"load profile: workload (CockroachDB workload v20.1's statements and round trips, SAVEPOINT cockroach_restart retries, 2 connections per active warehouse of the run, linear --ramp), pipelined (benchrig's batched transactions) or functions (each transaction one call of a PL/pgSQL function that tpcc init installs; PostgreSQL only) (default: workload on CockroachDB, pipelined on PostgreSQL)"`
 	SavepointRetryLimit int    `flag:"savepoint-retry-limit" usage:"workload profile: give a transaction up after this many savepoint retries (0: never, as workload)"`
 
 	// workload run tpcc's flags that the recipes type.

@@ -18,6 +18,11 @@ func Choose(p tpcc.Profile, d tpcc.Dialect, cfg *tpcc.RunConfig, parts tpcc.Part
 		return workload.New(d, cfg, parts), nil
 	case tpcc.ProfilePipelined:
 		return tpcc.Pipelined(), nil
+	case tpcc.ProfileFunctions:
+		if err := tpcc.FunctionsRefused(p, d); err != nil {
+			return nil, err
+		}
+		return tpcc.Functions(), nil
 	}
 	return nil, fmt.Errorf("unknown load profile %q", p)
 }

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/benchrig/benchrig/tpcc"
@@ -51,6 +52,7 @@ func TestChooseDefault(t *testing.T) {
 		{"", tpcc.Postgres, tpcc.ProfilePipelined},
 		{tpcc.ProfileWorkload, tpcc.Postgres, tpcc.ProfileWorkload},
 		{tpcc.ProfilePipelined, tpcc.Cockroach, tpcc.ProfilePipelined},
+		{tpcc.ProfileFunctions, tpcc.Postgres, tpcc.ProfileFunctions},
 	} {
 		p, err := Choose(tc.name, tc.d, &tpcc.RunConfig{}, parts)
 		if err != nil || p.Name() != tc.want {
@@ -59,5 +61,10 @@ func TestChooseDefault(t *testing.T) {
 	}
 	if _, err := Choose("fast", tpcc.Postgres, &tpcc.RunConfig{}, parts); err == nil {
 		t.Error("Choose(fast) accepted")
+	}
+	// The functions profile runs PL/pgSQL: refused on CockroachDB, with
+	// the reason.
+	if _, err := Choose(tpcc.ProfileFunctions, tpcc.Cockroach, &tpcc.RunConfig{}, parts); err == nil || !strings.Contains(err.Error(), "PL/pgSQL") {
+		t.Errorf("Choose(functions, cockroach): %v, want refused with the reason", err)
 	}
 }

@@ -9,7 +9,9 @@
 // LoadProfile and Executor interfaces: tpcc/profile/workload, CockroachDB
 // workload v20.1's statements, round trips, savepoint retries and ramp.
 // benchrig's pipelined profile is still in tpcc (pipelined.go and the
-// transaction files), which Choose asks for it.
+// transaction files), which Choose asks for it, and so is the functions
+// profile (fn_profile.go, functions.sql), which draws its inputs with the
+// pipelined profile's worker and whose functions tpcc init installs.
 //
 // # What it must not know
 //

@@ -111,7 +111,7 @@ type Result struct {
 	// ticks binned by the second they end in.
 	Series []SeriesPoint `json:"tpmc_series,omitempty"`
 
-	// Profile is the load profile that ran: workload or pipelined (run
+	// Profile is the load profile that ran: workload, pipelined or functions (run
 	// only). Connections is how many this host opened.
 	// WorkloadEfficiency is CockroachDB workload's per-host efc: 100 ×
 	// TpmC / (12.86 × ActiveWarehouses of the whole run), where

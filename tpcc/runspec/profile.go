@@ -24,10 +24,16 @@ const (
 	// linearly over --ramp, and its NURand constants. The default on
 	// CockroachDB.
 	ProfileWorkload Profile = "workload"
+	// ProfileFunctions is each transaction as one round trip: one call of
+	// a PL/pgSQL function that `tpcc init` installs (tpcc/functions.sql,
+	// set-oriented), as HammerDB and most published TPC-C results run
+	// PostgreSQL; sizing, ramp and retries as the pipelined profile's.
+	// PostgreSQL only.
+	ProfileFunctions Profile = "functions"
 )
 
 // Profiles are the valid --profile values.
-var Profiles = []Profile{ProfileWorkload, ProfilePipelined}
+var Profiles = []Profile{ProfileWorkload, ProfilePipelined, ProfileFunctions}
 
 // ParseProfile parses --profile; "" means the dialect's default.
 func ParseProfile(s string) (Profile, error) {
@@ -39,5 +45,5 @@ func ParseProfile(s string) (Profile, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("unknown load profile %q (want %s or %s)", s, ProfileWorkload, ProfilePipelined)
+	return "", fmt.Errorf("unknown load profile %q (want %s, %s or %s)", s, ProfileWorkload, ProfilePipelined, ProfileFunctions)
 }

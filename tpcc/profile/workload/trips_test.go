@@ -2,13 +2,8 @@ package workload
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"net"
-	"net/url"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,8 +44,8 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 	dbURL, _ := tpcctest.LoadWarehouses(t, 1, 1, pgtest.NoSync())
 	ctx := context.Background()
 
-	proxy := startWireCounter(t, dbURL)
-	pools, err := tpcc.OpenPools(ctx, []string{proxy.url}, 1, 0)
+	proxy := pgtest.StartWireCounter(t, dbURL)
+	pools, err := tpcc.OpenPools(ctx, []string{proxy.URL}, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,21 +77,21 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 	seen := map[tpcc.TxnType]map[int64]int{}
 	run := func(ty tpcc.TxnType) {
 		t.Helper()
-		before := proxy.snapshot()
+		before := proxy.Snapshot()
 		if _, err := p.exec(ctx, w, db, ty, tpcc.Home{W: 0, D: 1}); err != nil && !errors.Is(err, tpcc.ErrNewOrderRollback) {
 			t.Fatalf("%s: %v", ty, err)
 		}
-		d := proxy.snapshot().minus(before)
-		if d.waits() != d.turns {
-			t.Errorf("%s: %d Syncs and Queries but %d client turns", ty, d.waits(), d.turns)
+		d := proxy.Snapshot().Minus(before)
+		if d.Waits() != d.Turns {
+			t.Errorf("%s: %d Syncs and Queries but %d client turns", ty, d.Waits(), d.Turns)
 		}
-		if own := p.trips[ty].Load(); own != d.waits() {
-			t.Errorf("%s: the profile counted %d round trips, the wire %d", ty, own, d.waits())
+		if own := p.trips[ty].Load(); own != d.Waits() {
+			t.Errorf("%s: the profile counted %d round trips, the wire %d", ty, own, d.Waits())
 		}
 		if seen[ty] == nil {
 			seen[ty] = map[int64]int{}
 		}
-		seen[ty][d.waits()]++
+		seen[ty][d.Waits()]++
 	}
 	// An idle connection: a pool that pings it adds a round trip here.
 	time.Sleep(1100 * time.Millisecond)
@@ -125,139 +120,4 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 		}
 	}
 	tpcctest.CheckConsistent(t, dbURL)
-}
-
-// wireCounter is a loopback proxy to a PostgreSQL server that counts what
-// its clients send: Sync and Query messages, and turns (client data after
-// the server last sent some).
-type wireCounter struct {
-	url     string
-	syncs   atomic.Int64
-	queries atomic.Int64
-	turns   atomic.Int64
-}
-
-type wireCount struct{ syncs, queries, turns int64 }
-
-// waits is the round trips: each Sync or Query waits for ReadyForQuery.
-func (c wireCount) waits() int64 { return c.syncs + c.queries }
-
-func (c wireCount) minus(o wireCount) wireCount {
-	return wireCount{c.syncs - o.syncs, c.queries - o.queries, c.turns - o.turns}
-}
-
-func (w *wireCounter) snapshot() wireCount {
-	return wireCount{w.syncs.Load(), w.queries.Load(), w.turns.Load()}
-}
-
-func startWireCounter(t *testing.T, dbURL string) *wireCounter {
-	t.Helper()
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := u.Host
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Host = l.Addr().String()
-	w := &wireCounter{url: u.String()}
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		l.Close()
-		wg.Wait()
-	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			var serverSent atomic.Bool // the server spoke since the client's last data
-			wg.Add(2)
-			go func() { // server to client
-				defer wg.Done()
-				defer c.Close()
-				buf := make([]byte, 32<<10)
-				for {
-					n, err := s.Read(buf)
-					if n > 0 {
-						serverSent.Store(true)
-						if _, werr := c.Write(buf[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						return
-					}
-				}
-			}()
-			go func() { // client to server, counted before it is forwarded
-				defer wg.Done()
-				defer s.Close()
-				w.relayClient(c, s, &serverSent)
-			}()
-		}
-	}()
-	return w
-}
-
-// relayClient forwards the client's bytes to the server, framing its
-// messages: the untyped startup message first (length, protocol 3.0),
-// then typed ones (a type byte, a length that counts itself).
-func (w *wireCounter) relayClient(c, s net.Conn, serverSent *atomic.Bool) {
-	var pending []byte
-	started := false
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := c.Read(buf)
-		if n > 0 {
-			if serverSent.Swap(false) {
-				w.turns.Add(1)
-			}
-			pending = append(pending, buf[:n]...)
-			for {
-				if !started {
-					if len(pending) < 8 {
-						break
-					}
-					l := int(binary.BigEndian.Uint32(pending))
-					if len(pending) < l {
-						break
-					}
-					started = binary.BigEndian.Uint32(pending[4:]) == 196608 // 3.0: not an SSL or GSS request
-					pending = pending[l:]
-					continue
-				}
-				if len(pending) < 5 {
-					break
-				}
-				l := 1 + int(binary.BigEndian.Uint32(pending[1:]))
-				if len(pending) < l {
-					break
-				}
-				switch pending[0] {
-				case 'S':
-					w.syncs.Add(1)
-				case 'Q':
-					w.queries.Add(1)
-				}
-				pending = pending[l:]
-			}
-			if _, werr := s.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return // EOF or closed: the relay ends with the connection
-		}
-	}
 }
