@@ -128,7 +128,7 @@ func TestHost200kChild(t *testing.T) {
 	cfg := RunConfig{URLs: c.URLs, Warehouses: c.Warehouses, Conns: c.Conns, Profile: c.Profile, Wait: 1,
 		Duration: 10 * time.Hour, TolerateErrors: true, Out: pw, DisplayEvery: 10 * time.Second,
 		benchOnlyLoaded: c.Loaded, benchOnlyWarm: c.Warm, benchOnlyFirstDue: 20 * time.Hour,
-		benchOnlyStarted: func() { close(started) }}
+		benchOnlyStarted: func() { close(started) }, ChooseProfile: chooseForTests}
 	if c.Method != "" {
 		m, err := ParseMethod(c.Method)
 		if err != nil {
@@ -363,7 +363,7 @@ func BenchmarkHost200k(b *testing.B) {
 	maxConns := envInt(b, "BENCHRIG_HOST200K_MAXCONNS", 18000)
 	loaded := envInt(b, "BENCHRIG_HOST200K_LOADED", 4)
 	cfg := host200kPlan
-	cfg.URLs, cfg.Profile = urls, prof
+	cfg.URLs, cfg.Profile, cfg.ChooseProfile = urls, prof, chooseForTests
 	needs, err := RunNeeds(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -605,7 +605,7 @@ func TestHostSplit(t *testing.T) {
 		{ProfileWorkload, 2470, 81, 222210, 200070},
 	} {
 		cfg := host200kPlan
-		cfg.URLs, cfg.Profile = urls, tc.prof
+		cfg.URLs, cfg.Profile, cfg.ChooseProfile = urls, tc.prof, chooseForTests
 		needs, err := RunNeeds(cfg)
 		if err != nil {
 			t.Fatal(err)
