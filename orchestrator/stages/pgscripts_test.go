@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benchrig/benchrig/orchestrator/plan"
 )
@@ -121,5 +122,59 @@ touch "$2/complete"`,
 	}
 	if left, _ := filepath.Glob(data + ".partial.*"); len(left) != 0 {
 		t.Errorf("leftovers of the killed attempt: %v", left)
+	}
+}
+
+// TestPGStartWaitsForARunningAttempt: the orchestrator killed during the
+// start stage leaves the node's start script running on the host (its
+// initdb goes on); the resumed attempt must let it finish, not remove its
+// directory under it (CI: "rm: cannot remove 'pgdata.partial.6923':
+// Directory not empty"). Both attempts succeed and the node is whole.
+func TestPGStartWaitsForARunningAttempt(t *testing.T) {
+	bin, dir := t.TempDir(), t.TempDir()
+	fake := map[string]string{
+		"pg_ctl":     `[ "$3" != status ]`,
+		"pg_isready": `exit 1`,
+		// A slow initdb that keeps writing into its directory.
+		"initdb": `mkdir -p "$2"; echo 15 >"$2/PG_VERSION"; touch "$2/pg_hba.conf"
+i=0; while [ $i -lt 30 ]; do i=$((i+1)); mkdir "$2/base$i" && touch "$2/base$i/f" || exit 1; sleep 0.05; done
+touch "$2/complete"`,
+	}
+	for name, body := range fake {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := filepath.Join(dir, "pgdata")
+	f := postgresFlavor{p: &plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: data, Dir: dir}}}}
+	c := f.startCmd(f.p.Nodes[0], bin)
+	first := exec.Command(c.Args[0], c.Args[1:]...)
+	var firstOut strings.Builder
+	first.Stdout, first.Stderr = &firstOut, &firstOut
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Reaped as soon as it exits, as sshd reaps it: a zombie answers kill -0.
+	firstDone := make(chan error, 1)
+	go func() { firstDone <- first.Wait() }()
+	for i := 0; ; i++ {
+		if left, _ := filepath.Glob(data + ".partial.*/base2"); len(left) != 0 {
+			break
+		}
+		if i > 200 {
+			t.Fatal("the first attempt never started its initdb")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if out, err := exec.Command(c.Args[0], c.Args[1:]...).CombinedOutput(); err != nil {
+		t.Errorf("the resumed attempt: %v\n%s", err, out)
+	}
+	if err := <-firstDone; err != nil {
+		t.Errorf("the interrupted attempt, still running, was broken by the resumed one: %v\n%s", err, firstOut.String())
+	}
+	for _, f := range []string{"PG_VERSION", "complete", "benchrig.conf"} {
+		if _, err := os.Stat(filepath.Join(data, f)); err != nil {
+			t.Errorf("the data directory lacks %s: %v", f, err)
+		}
 	}
 }

@@ -53,6 +53,20 @@ const pgStartScript = `set -eu
 bin=$1 data=$2 dir=$3 addr=$4 port=$5 rack=$6 paddr=$7 pport=$8
 shift 8
 mkdir -p -- "$dir"
+for p in "$data".partial.*; do
+  # An interrupted attempt whose shell still runs (its initdb or
+  # pg_basebackup goes on after the orchestrator was killed) is let finish:
+  # removing its directory under it fails, and it renames and starts the
+  # node itself.
+  pid=${p##*.partial.}
+  case $pid in ''|*[!0-9]*) continue ;; esac
+  i=0
+  while kill -0 "$pid" 2>/dev/null; do
+    i=$((i+1))
+    if [ "$i" -ge 3000 ]; then echo "$p: the attempt making it (pid $pid) still runs after 300s" >&2; exit 1; fi
+    sleep 0.1
+  done
+done
 if "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
   # started by an interrupted attempt, perhaps not ready: wait as pg_ctl -w would
   i=0
