@@ -296,14 +296,7 @@ func (w *worker) fnPayment(ctx context.Context, db Pool, home Home) (int, error)
 	if err != nil {
 		return retries, fmt.Errorf("payment (w %d, d %d): %w", in.wID, in.dID, err)
 	}
-	c := w.counters()
-	if in.cWID != in.wID {
-		c.payRemote.Add(1)
-		c.remotePayW.set(int(in.cWID))
-	}
-	if in.cLast != "" {
-		c.payByName.Add(1)
-	}
+	w.countPayment(in)
 	return retries, nil
 }
 

@@ -153,6 +153,13 @@ func (w *worker) pay(ctx context.Context, db Pool, in paymentInput) (retries int
 	if err != nil {
 		return retries, fmt.Errorf("payment (w %d, d %d): %w", in.wID, in.dID, err)
 	}
+	w.countPayment(in)
+	return retries, nil
+}
+
+// countPayment adds a committed Payment to the audit counters (clause
+// 2.5.1.2's remote and by-name shares), for every profile that runs it.
+func (w *worker) countPayment(in paymentInput) {
 	c := w.counters()
 	if in.cWID != in.wID {
 		c.payRemote.Add(1)
@@ -161,5 +168,4 @@ func (w *worker) pay(ctx context.Context, db Pool, in paymentInput) (retries int
 	if in.cLast != "" {
 		c.payByName.Add(1)
 	}
-	return retries, nil
 }
