@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/tpcc/histogram"
+	"github.com/benchrig/benchrig/tpcc/procs"
 	"github.com/benchrig/benchrig/tpcc/result"
 	"github.com/benchrig/benchrig/tpcc/runspec"
 )
@@ -58,6 +60,11 @@ type RunConfig struct {
 	Wait    float64
 	Workers int // no-wait mode (0: 10 per active warehouse)
 	Conns   int // total connections over all URLs (0: one per WaitTerminalsPerConn terminals in wait mode, Workers otherwise)
+	// Procs is Go's GOMAXPROCS for the run: ProcsFollowDemand starts at
+	// one P and follows the client's CPU use (package procs, which says
+	// why), N > 0 fixes it, 0 leaves it as the process has it (tests that
+	// run several Runs at once in one process).
+	Procs int
 
 	DisplayEvery   time.Duration   // progress period and histogram tick (0: 1s)
 	Histograms     io.Writer       // ndjson ticks (nil: none); flushed every tick if it has Flush() error
@@ -279,7 +286,47 @@ func (cfg *RunConfig) defaults() error {
 			return fmt.Errorf("tpcc run: --mix: %w", err)
 		}
 	}
+	if cfg.Procs < ProcsFollowDemand || cfg.Procs > MaxProcs {
+		return fmt.Errorf("tpcc run: --procs must be 0 (follow the demand) or 1..%d, got %d", MaxProcs, cfg.Procs)
+	}
 	return nil
+}
+
+// ProcsFollowDemand is RunConfig.Procs for a GOMAXPROCS that follows the
+// client's CPU use; MaxProcs bounds a fixed one.
+const (
+	ProcsFollowDemand = -1
+	MaxProcs          = 1024
+)
+
+// startProcs applies cfg.Procs for the run. The returned func restores
+// GOMAXPROCS and says what the run used (a line for the report, "" when
+// the run left GOMAXPROCS alone); it may be called more than once.
+func (cfg *RunConfig) startProcs(ctx context.Context) func() string {
+	var stop func() string
+	switch {
+	case cfg.Procs == ProcsFollowDemand:
+		g := &procs.Governor{}
+		g.Start(ctx)
+		stop = func() string {
+			st := g.Stop()
+			return fmt.Sprintf("Client Ps (GOMAXPROCS) followed the demand: at most %d of %d, %d changes", st.Peak, g.Max, st.Changes)
+		}
+	case cfg.Procs > 0:
+		old := runtime.GOMAXPROCS(cfg.Procs)
+		stop = func() string {
+			runtime.GOMAXPROCS(old)
+			return fmt.Sprintf("Client Ps (GOMAXPROCS): %d", cfg.Procs)
+		}
+	default:
+		return func() string { return "" }
+	}
+	var once sync.Once
+	var line string
+	return func() string {
+		once.Do(func() { line = stop() })
+		return line
+	}
 }
 
 // WaitTerminalsPerConn is how many paced terminals share one connection
@@ -365,6 +412,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	out := bufio.NewWriter(cfg.Out)
 	defer out.Flush()
 
+	procsDone := cfg.startProcs(ctx)
+	defer procsDone()
 	fmt.Fprintf(out, "Initializing %d connections...\n", perURL*len(cfg.URLs))
 	out.Flush()
 	pools, err := OpenPools(ctx, cfg.URLs, perURL, cfg.QueryExecMode)
@@ -601,6 +650,7 @@ loop:
 	close(stop)
 	cancel(nil)
 	_ = g.Wait()
+	procsLine := procsDone()
 	now := cfg.Now()
 	if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) && loopErr == nil {
 		loopErr = fmt.Errorf("tpcc run: stopped by an error (use --tolerate-errors to continue past errors): %w", cause)
@@ -643,6 +693,9 @@ loop:
 	res.ReadyAt, res.StartAt = readyAt, cfg.StartAt
 	res.Isolation = iso
 	res.Audit = audit(c, res, loaded, cfg.Wait)
+	if procsLine != "" {
+		fmt.Fprintln(out, procsLine)
+	}
 	rep.final(res)
 	if loopErr != nil {
 		return res, loopErr

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -343,12 +344,17 @@ func TestRunSerializableNoWait(t *testing.T) {
 	}
 	url, _ := loadWarehouses(t, 4, 1, pgtest.NoSync())
 	var out bytes.Buffer
+	procsBefore := runtime.GOMAXPROCS(0)
 	res, err := Run(context.Background(), RunConfig{
 		URLs: []string{url}, Warehouses: 4, Wait: 0, Workers: 8, Duration: 30 * time.Second,
 		Isolation: pgx.Serializable, Seed: 14, DisplayEvery: 5 * time.Second, Out: &out,
+		Procs: ProcsFollowDemand, // as tpcc run's default: the governor runs beside a real run
 	})
 	if err != nil {
 		t.Fatalf("serializable no-wait run: %v\n%s", err, out.String())
+	}
+	if p := runtime.GOMAXPROCS(0); p != procsBefore || !strings.Contains(out.String(), "Client Ps (GOMAXPROCS) followed the demand: at most ") {
+		t.Errorf("GOMAXPROCS %d after the run (want %d restored); the report must say what the run used:\n%s", p, procsBefore, out.String())
 	}
 	var retries, errs int64
 	for ty := range numTxnTypes {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,7 @@ type RunArgs struct {
 	Wait     string        `flag:"wait" usage:"keying and think times: true (spec), false (no wait), or a factor such as 0.01"`
 	Workers  int           `flag:"workers" usage:"terminals in no-wait mode (default: 10 per active warehouse)"`
 	Conns    int           `flag:"conns" usage:"connections over all URLs (default: one per 40 terminals, i.e. per 4 active warehouses, in wait mode; --workers with --wait=false)"`
+	Procs    int           `flag:"procs" usage:"the driver's Go Ps (GOMAXPROCS): 0 follows its CPU use, from one P up to the cores (unless GOMAXPROCS is set); N fixes it"`
 
 	Outputs        RunOutputs
 	PrometheusPort int           `flag:"prometheus-port" usage:"serve live per-transaction counters and latency histograms for Prometheus at http://HOST:PORT/metrics (OpenMetrics text) while the run goes; 0: off" arg:"PORT"`
@@ -122,6 +124,13 @@ func (a RunArgs) Config(out io.Writer) (tpcc.RunConfig, RunOutputs, error) {
 		Wait: wait, Workers: a.Workers, Conns: a.Conns, DisplayEvery: a.DisplayEvery,
 		TolerateErrors: a.TolerateErrors, NoVerdict: a.NoVerdict, Seed: a.RunSeed, Isolation: iso, Retry: a.Retry,
 		Out: out, Profile: profile, SavepointRetryLimit: a.SavepointRetryLimit, ChooseProfile: loadprofile.Choose,
+		Procs: a.Procs,
+	}
+	if a.Procs < 0 || a.Procs > tpcc.MaxProcs {
+		return bad(fmt.Errorf("--procs %d: must be 0 (follow the CPU use) or 1..%d", a.Procs, tpcc.MaxProcs))
+	}
+	if a.Procs == 0 && os.Getenv("GOMAXPROCS") == "" {
+		cfg.Procs = tpcc.ProcsFollowDemand
 	}
 	if cfg.URLs, err = withDatabase(a.URLs, a.DB, a.DBSet); err != nil {
 		return bad(err)

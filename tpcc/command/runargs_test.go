@@ -81,3 +81,40 @@ func TestRunArgsConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestRunArgsProcs: --procs 0 (the default) follows the driver's CPU use
+// unless the user fixed GOMAXPROCS in the environment; N fixes it; a
+// negative or absurd N is a usage error before anything connects.
+func TestRunArgsProcs(t *testing.T) {
+	for _, c := range []struct {
+		procs int
+		env   string
+		want  int
+		usage bool
+	}{
+		{0, "", tpcc.ProcsFollowDemand, false},
+		{0, "3", 0, false},
+		{2, "", 2, false},
+		{2, "3", 2, false},
+		{-1, "", 0, true},
+		{tpcc.MaxProcs + 1, "", 0, true},
+	} {
+		t.Setenv("GOMAXPROCS", c.env)
+		f := defaultRunArgs()
+		f.Procs = c.procs
+		cfg, _, err := f.Config(nil)
+		var ue *UsageError
+		if c.usage {
+			if !errors.As(err, &ue) {
+				t.Errorf("--procs %d: err %v, want a usage error", c.procs, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("--procs %d: %v", c.procs, err)
+		}
+		if cfg.Procs != c.want {
+			t.Errorf("--procs %d, GOMAXPROCS=%q: RunConfig.Procs %d, want %d", c.procs, c.env, cfg.Procs, c.want)
+		}
+	}
+}
