@@ -2,9 +2,7 @@ package tpcc
 
 import (
 	"context"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,53 +11,6 @@ import (
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
-// silentServer accepts TCP connections and never answers: a connection
-// stays in its startup handshake until the client gives up. It counts the
-// connections open at once and the most there ever were.
-type silentServer struct {
-	ln        net.Listener
-	mu        sync.Mutex
-	open, top int
-}
-
-func newSilentServer(t *testing.T) *silentServer {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &silentServer{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.open++
-			s.top = max(s.top, s.open)
-			s.mu.Unlock()
-			go func() {
-				var b [512]byte
-				for {
-					if _, err := c.Read(b[:]); err != nil {
-						break
-					}
-				}
-				c.Close()
-				s.mu.Lock()
-				s.open--
-				s.mu.Unlock()
-			}()
-		}
-	}()
-	return s
-}
-
-func (s *silentServer) url() string {
-	return "postgres://u@" + s.ln.Addr().String() + "/db?sslmode=disable"
-}
-
 // TestOpenPoolsDialsAtMost100PerURL: a run's pools open their
 // connections at most MaxDialsPerURL at a time per URL, every URL at
 // once, as workload's warm-up does (pgxpool's MinConns would dial all
@@ -67,10 +18,10 @@ func (s *silentServer) url() string {
 // handshake each see exactly 100 connections, and OpenPools fails when
 // its context ends.
 func TestOpenPoolsDialsAtMost100PerURL(t *testing.T) {
-	a, b := newSilentServer(t), newSilentServer(t)
+	a, b := pgtest.NewSilentServer(t), pgtest.NewSilentServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	pools, err := OpenPools(ctx, []string{a.url(), b.url()}, 250, 0)
+	pools, err := OpenPools(ctx, []string{a.URL(), b.URL()}, 250, 0)
 	if err == nil {
 		closePools(pools)
 		t.Fatal("OpenPools succeeded against servers that never answer")
@@ -78,11 +29,8 @@ func TestOpenPoolsDialsAtMost100PerURL(t *testing.T) {
 	if !strings.Contains(err.Error(), "connect") {
 		t.Errorf("error does not say it failed connecting: %v", err)
 	}
-	for i, s := range []*silentServer{a, b} {
-		s.mu.Lock()
-		top := s.top
-		s.mu.Unlock()
-		if top != MaxDialsPerURL {
+	for i, s := range []*pgtest.SilentServer{a, b} {
+		if top := s.Top(); top != MaxDialsPerURL {
 			t.Errorf("server %d saw at most %d connections being established at once, want %d", i+1, top, MaxDialsPerURL)
 		}
 	}

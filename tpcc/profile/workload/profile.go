@@ -150,16 +150,17 @@ func rampOffset(i, n int, ramp time.Duration) time.Duration {
 	return time.Duration(i) * (ramp / time.Duration(n))
 }
 
-// Warm is workload's warm-up: every connection of every pool is opened
-// (at most 100 dials at a time, under the SYN backlog) and held at once
-// so that each is a distinct connection, its fixed statements are
-// prepared on it (workload's --method=prepare prepares them on every
-// connection), and all are released.
+// Warm is workload's warm-up: every connection of every pool is held at
+// once (so that each is a distinct connection) and its fixed statements
+// are prepared on it (workload's --method=prepare prepares them on every
+// connection as its pool dials it: at most 100 at a time per URL, every
+// URL at once, as tpcc.MaxDialsPerURL says), then all are released. The
+// URLs go in parallel: one after the other, a 100k host's 81 URLs took 30
+// minutes to prepare (BenchmarkHost200k).
 //
 // fidelity:v20.1/D21
 func (p *Profile) Warm(ctx context.Context, pools []*pgxpool.Pool, perURL int, d tpcc.Dialect) error {
 	stmts := wlPrepared(d)
-	sem := make(chan struct{}, 100)
 	var held []*pgxpool.Conn
 	defer func() {
 		for _, c := range held {
@@ -170,28 +171,31 @@ func (p *Profile) Warm(ctx context.Context, pools []*pgxpool.Pool, perURL int, d
 	g, gctx := errgroup.WithContext(ctx)
 	for i, pool := range pools {
 		conns[i] = make([]*pgxpool.Conn, perURL)
-		for j := range perURL {
-			// At most 100 goroutines exist at once: a 100k host opens
-			// 200,000 connections.
-			sem <- struct{}{}
-			g.Go(func() error {
-				defer func() { <-sem }()
-				c, err := pool.Acquire(gctx)
-				if err != nil {
-					return fmt.Errorf("warm connection %d of URL %d: %w", j+1, i+1, err)
-				}
-				conns[i][j] = c
-				if c.Conn().Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
-					return nil // --method other than prepare: nothing to prepare
-				}
-				for _, s := range stmts {
-					if _, err := c.Conn().Prepare(gctx, s, s); err != nil {
-						return fmt.Errorf("prepare on connection %d of URL %d: %w", j+1, i+1, err)
+		g.Go(func() error {
+			// At most MaxDialsPerURL goroutines per URL exist at once: a
+			// 100k host opens 200,070 connections.
+			ug, uctx := errgroup.WithContext(gctx)
+			ug.SetLimit(tpcc.MaxDialsPerURL)
+			for j := range perURL {
+				ug.Go(func() error {
+					c, err := pool.Acquire(uctx)
+					if err != nil {
+						return fmt.Errorf("warm connection %d of URL %d: %w", j+1, i+1, err)
 					}
-				}
-				return nil
-			})
-		}
+					conns[i][j] = c
+					if c.Conn().Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
+						return nil // --method other than prepare: nothing to prepare
+					}
+					for _, s := range stmts {
+						if _, err := c.Conn().Prepare(uctx, s, s); err != nil {
+							return fmt.Errorf("prepare on connection %d of URL %d: %w", j+1, i+1, err)
+						}
+					}
+					return nil
+				})
+			}
+			return ug.Wait()
+		})
 	}
 	err := g.Wait()
 	for _, cs := range conns {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
@@ -120,4 +121,41 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 		}
 	}
 	tpcctest.CheckConsistent(t, dbURL)
+}
+
+// TestWarmGoesToEveryURLAtOnce: the warm-up holds and prepares every
+// connection at most tpcc.MaxDialsPerURL at a time per URL and every URL
+// at once, as workload's pools dial and prepare (one URL after the other,
+// a 100k host's 81 URLs took 30 minutes). Against two servers that never
+// answer, each sees exactly 100 connections being established at once
+// (a warm-up limited to 100 over all URLs gives the second none), and
+// Warm fails when its context ends.
+func TestWarmGoesToEveryURLAtOnce(t *testing.T) {
+	a, b := pgtest.NewSilentServer(t), pgtest.NewSilentServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var pools []*pgxpool.Pool
+	for _, s := range []*pgtest.SilentServer{a, b} {
+		pc, err := pgxpool.ParseConfig(s.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc.MaxConns = 250
+		p, err := pgxpool.NewWithConfig(context.Background(), pc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		pools = append(pools, p)
+	}
+	parts, _ := tpcc.NewPartitions(1, 1, 1)
+	p := New(tpcc.Postgres, &tpcc.RunConfig{}, parts)
+	if err := p.Warm(ctx, pools, 250, tpcc.Postgres); err == nil {
+		t.Fatal("Warm succeeded against servers that never answer")
+	}
+	for i, s := range []*pgtest.SilentServer{a, b} {
+		if top := s.Top(); top != tpcc.MaxDialsPerURL {
+			t.Errorf("server %d saw at most %d connections being established at once, want %d", i+1, top, tpcc.MaxDialsPerURL)
+		}
+	}
 }
