@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -356,4 +357,63 @@ func TestLoadCockroachUnit(t *testing.T) {
 	}
 	wantCounts(t, conn, 1)
 	checkAll(t, conn)
+}
+
+// TestInitFillFactorOnPostgres: the fillfactor reaches PostgreSQL's
+// catalogue for the six tables updated in place and their partitions, and
+// nowhere else; a load then leaves the free space (stock, loaded at 80,
+// takes over 1/0.8 of the pages it takes at 100).
+func TestInitFillFactorOnPostgres(t *testing.T) {
+	t.Parallel()
+	s := pgtest.Start(t, pgtest.NoSync())
+	ctx := context.Background()
+	pages := map[int]int64{}
+	for _, ff := range []int{0, 80} {
+		url := s.NewDatabase(t)
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if err := Init(ctx, conn, InitOptions{Warehouses: 2, Seed: 1, Partitions: 2, Dialect: Postgres, FillFactor: ff}); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := conn.Query(ctx, `SELECT relname, coalesce(array_to_string(reloptions, ','), '') FROM pg_class
+WHERE relkind IN ('r', 'p') AND relnamespace = 'public'::regnamespace AND relname NOT LIKE 'benchrig%' ORDER BY relname`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for rows.Next() {
+			var name, opts string
+			if err := rows.Scan(&name, &opts); err != nil {
+				t.Fatal(err)
+			}
+			got[name] = opts
+		}
+		if rows.Err() != nil {
+			t.Fatal(rows.Err())
+		}
+		for name, opts := range got {
+			base := strings.TrimSuffix(strings.TrimSuffix(name, "_p0"), "_p1")
+			want := ""
+			if ff != 0 && base != name && slices.Contains([]string{"warehouse", "district", "customer", "stock", "order", "order_line"}, base) {
+				want = "fillfactor=80"
+			}
+			if opts != want {
+				t.Errorf("fillfactor %d: %s has reloptions %q, want %q", ff, name, opts, want)
+			}
+		}
+		if _, err := Load(ctx, URLConnector([]string{url}), LoadOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := conn.QueryRow(ctx, `SELECT sum(pg_relation_size(c.oid) / 8192) FROM pg_class c WHERE c.relname IN ('stock_p0', 'stock_p1')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		pages[ff] = n
+	}
+	if float64(pages[80]) < float64(pages[0])/0.8*0.98 {
+		t.Errorf("stock takes %d pages at fillfactor 80 and %d at 100: the load left no free space", pages[80], pages[0])
+	}
 }

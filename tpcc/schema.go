@@ -87,6 +87,10 @@ type Table struct {
 	// generated columns take their DEFAULT (history.rowid): not loaded.
 	generated string
 	pk        string // primary key columns (may contain DESC)
+	// updated: the transactions update its rows in place (Payment,
+	// New-Order's stock and district, Delivery), so a fillfactor below 100
+	// lets an update stay on its page (a HOT update, no new index entry).
+	updated   bool
 	indexes   []index
 	fkIndexes []index // generator 2.1.0 with --fks, CockroachDB only
 }
@@ -103,7 +107,7 @@ func schemaTables() []Table {
 			"i_name varchar(24)",
 			"i_price decimal(5,2)",
 			"i_data varchar(50)"}},
-		{Name: "warehouse", WCol: "w_id", pk: "w_id", columns: []string{
+		{Name: "warehouse", updated: true, WCol: "w_id", pk: "w_id", columns: []string{
 			"w_id integer not null",
 			"w_name varchar(10)",
 			"w_street_1 varchar(20)",
@@ -113,7 +117,7 @@ func schemaTables() []Table {
 			"w_zip char(9)",
 			"w_tax decimal(4,4)",
 			"w_ytd decimal(12,2)"}},
-		{Name: "stock", WCol: "s_w_id", pk: "s_w_id, s_i_id", columns: []string{
+		{Name: "stock", updated: true, WCol: "s_w_id", pk: "s_w_id, s_i_id", columns: []string{
 			"s_i_id integer not null",
 			"s_w_id integer not null",
 			"s_quantity integer",
@@ -132,7 +136,7 @@ func schemaTables() []Table {
 			"s_remote_cnt integer",
 			"s_data varchar(50)"},
 			fkIndexes: []index{{name: "stock_item_fk_idx", cols: "s_i_id"}}},
-		{Name: "district", WCol: "d_w_id", pk: "d_w_id, d_id", columns: []string{
+		{Name: "district", updated: true, WCol: "d_w_id", pk: "d_w_id, d_id", columns: []string{
 			"d_id integer not null",
 			"d_w_id integer not null",
 			"d_name varchar(10)",
@@ -144,7 +148,7 @@ func schemaTables() []Table {
 			"d_tax decimal(4,4)",
 			"d_ytd decimal(12,2)",
 			"d_next_o_id integer"}},
-		{Name: "customer", WCol: "c_w_id", pk: "c_w_id, c_d_id, c_id", columns: []string{
+		{Name: "customer", updated: true, WCol: "c_w_id", pk: "c_w_id, c_d_id, c_id", columns: []string{
 			"c_id integer not null",
 			"c_d_id integer not null",
 			"c_w_id integer not null",
@@ -180,7 +184,7 @@ func schemaTables() []Table {
 			fkIndexes: []index{
 				{name: "history_customer_fk_idx", cols: "h_c_w_id, h_c_d_id, h_c_id"},
 				{name: "history_district_fk_idx", cols: "h_w_id, h_d_id"}}},
-		{Name: `"order"`, WCol: "o_w_id", pk: "o_w_id, o_d_id, o_id DESC", columns: []string{
+		{Name: `"order"`, updated: true, WCol: "o_w_id", pk: "o_w_id, o_d_id, o_id DESC", columns: []string{
 			"o_id integer not null",
 			"o_d_id integer not null",
 			"o_w_id integer not null",
@@ -190,7 +194,7 @@ func schemaTables() []Table {
 			"o_ol_cnt integer",
 			"o_all_local integer"},
 			indexes: []index{{name: "order_idx", unique: true, cols: "o_w_id, o_d_id, o_c_id, o_id DESC", storing: "o_entry_d, o_carrier_id"}}},
-		{Name: "order_line", WCol: "ol_w_id", pk: "ol_w_id, ol_d_id, ol_o_id DESC, ol_number", columns: []string{
+		{Name: "order_line", updated: true, WCol: "ol_w_id", pk: "ol_w_id, ol_d_id, ol_o_id DESC, ol_number", columns: []string{
 			"ol_o_id integer not null",
 			"ol_d_id integer not null",
 			"ol_w_id integer not null",
@@ -356,7 +360,18 @@ type SchemaOptions struct {
 	// column by w_id range (PostgreSQL declarative partitioning; for
 	// CockroachDB see PartitionStatements).
 	Parts Partitions
+	// FillFactor (PostgreSQL; 0: the server's 100) is the fillfactor of the
+	// tables whose rows are updated in place, as pgbench -i -F sets its
+	// own: the free space left on each page at load keeps the updates of
+	// its rows on the page.
+	FillFactor int
 }
+
+// Fill factors SchemaOptions.FillFactor may take, PostgreSQL's bounds.
+const (
+	MinFillFactor = 10
+	MaxFillFactor = 100
+)
 
 // SchemaStatements returns the DDL creating the nine tables, their
 // secondary indexes and benchrig's bookkeeping tables, in order. Every
@@ -366,12 +381,23 @@ func SchemaStatements(o SchemaOptions) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.FillFactor != 0 && (o.Dialect != Postgres || o.FillFactor < MinFillFactor || o.FillFactor > MaxFillFactor) {
+		return nil, fmt.Errorf("fillfactor %d: PostgreSQL only, %d..%d", o.FillFactor, MinFillFactor, MaxFillFactor)
+	}
 	var out []string
 	partitioned := o.Parts.Count > 1
 	for _, t := range schemaTables() {
+		// A partitioned table keeps no rows and takes no fillfactor; its
+		// partitions do.
+		with := ""
+		if o.FillFactor != 0 && t.updated {
+			with = fmt.Sprintf(" WITH (fillfactor = %d)", o.FillFactor)
+		}
 		stmt := "CREATE TABLE IF NOT EXISTS " + t.Name + " (\n" + t.Body(o.Dialect, version, o.FKs) + "\n)"
 		if o.Dialect == Postgres && partitioned && t.WCol != "" {
 			stmt += " PARTITION BY RANGE (" + t.WCol + ")"
+		} else {
+			stmt += with
 		}
 		out = append(out, stmt)
 		if o.Dialect == Postgres && partitioned && t.WCol != "" {
@@ -387,8 +413,8 @@ func SchemaStatements(o SchemaOptions) ([]string, error) {
 				if i == o.Parts.Count-1 {
 					to = "MAXVALUE"
 				}
-				out = append(out, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s)",
-					partName(t.Name, i), t.Name, from, to))
+				out = append(out, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s)%s",
+					partName(t.Name, i), t.Name, from, to, with))
 			}
 		}
 		if o.Dialect == Postgres {
@@ -448,6 +474,9 @@ type InitOptions struct {
 	// (CockroachDB; "" is Version22), FKs its --fks (see SchemaOptions).
 	Version string
 	FKs     bool
+	// FillFactor of the tables updated in place (PostgreSQL; 0: 100), see
+	// SchemaOptions.
+	FillFactor int
 }
 
 // Init creates the schema and stores the load metadata (seed, C-Load).
@@ -483,7 +512,7 @@ func Init(ctx context.Context, db DB, o InitOptions) error {
 	} else if !errors.Is(err, ErrNoMeta) {
 		return fmt.Errorf("init: %w", err)
 	}
-	stmts, err := SchemaStatements(SchemaOptions{Dialect: o.Dialect, Version: o.Version, FKs: o.FKs, Parts: p})
+	stmts, err := SchemaStatements(SchemaOptions{Dialect: o.Dialect, Version: o.Version, FKs: o.FKs, Parts: p, FillFactor: o.FillFactor})
 	if err != nil {
 		return fmt.Errorf("init: %w", err)
 	}

@@ -24,6 +24,8 @@ func TestSchemaGolden(t *testing.T) {
 		{"schema_postgres_partitions3", SchemaOptions{Dialect: Postgres, Parts: p3, FKs: true}},
 		{"schema_cockroach", SchemaOptions{Dialect: Cockroach, Parts: p1, FKs: true}},
 		{"schema_cockroach_2.1.0", SchemaOptions{Dialect: Cockroach, Version: Version21, Parts: p1, FKs: true}},
+		{"schema_postgres_fillfactor", SchemaOptions{Dialect: Postgres, Parts: p1, FKs: true, FillFactor: 85}},
+		{"schema_postgres_partitions3_fillfactor", SchemaOptions{Dialect: Postgres, Parts: p3, FillFactor: 85}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stmts, err := SchemaStatements(tc.o)
@@ -35,6 +37,52 @@ func TestSchemaGolden(t *testing.T) {
 	}
 	if _, err := SchemaStatements(SchemaOptions{Version: "2.0.1"}); err == nil {
 		t.Error("unknown generator version accepted")
+	}
+	for _, o := range []SchemaOptions{
+		{Dialect: Cockroach, Parts: p1, FillFactor: 90},
+		{Dialect: Postgres, Parts: p1, FillFactor: MinFillFactor - 1},
+		{Dialect: Postgres, Parts: p1, FillFactor: MaxFillFactor + 1},
+		{Dialect: Postgres, Parts: p1, FillFactor: -5},
+	} {
+		if _, err := SchemaStatements(o); err == nil {
+			t.Errorf("fillfactor %d on %s accepted", o.FillFactor, o.Dialect)
+		}
+	}
+}
+
+// TestFillFactorTables: the fillfactor goes to exactly the six tables
+// whose rows the transactions update in place (and to their partitions,
+// never to a partitioned parent, which PostgreSQL refuses); item, history
+// and new_order are only inserted, deleted or read.
+func TestFillFactorTables(t *testing.T) {
+	p3, _ := NewPartitions(20, 20, 3)
+	stmts, err := SchemaStatements(SchemaOptions{Dialect: Postgres, Parts: p3, FillFactor: 85})
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := map[string]int{}
+	for _, s := range stmts {
+		if !strings.HasPrefix(s, "CREATE TABLE") {
+			continue
+		}
+		name := strings.Fields(s)[5]
+		if strings.HasSuffix(s, "WITH (fillfactor = 85)") {
+			with[strings.TrimSuffix(strings.SplitN(name, "_p", 2)[0], "\"")]++
+			if strings.Contains(s, "PARTITION BY") {
+				t.Errorf("a partitioned parent takes the fillfactor: %s", FirstLine(s))
+			}
+		}
+	}
+	want := map[string]int{"warehouse": 3, "district": 3, "customer": 3, "stock": 3, "order": 3, "order_line": 3}
+	for name, n := range want {
+		if with[name] != n {
+			t.Errorf("%s: %d statements with the fillfactor, want %d (all: %v)", name, with[name], n, with)
+		}
+	}
+	for _, name := range []string{"item", "history", "new_order"} {
+		if with[name] != 0 {
+			t.Errorf("%s takes the fillfactor: it is never updated in place", name)
+		}
 	}
 }
 

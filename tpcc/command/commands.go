@@ -86,6 +86,7 @@ type InitArgs struct {
 	Zones      string `flag:"zones" usage:"CockroachDB: comma-separated zones, one per partition, instead of racks"`
 	Drop       bool   `flag:"drop" usage:"drop the TPC-C tables first"`
 	FKs        bool   `flag:"fks" usage:"add workload's 10 foreign keys (NOT VALID) after the load; --fks=false to omit"`
+	FillFactor int    `flag:"fillfactor" usage:"PostgreSQL: fillfactor (10..100) of the six tables updated in place, as pgbench -i -F, so that their updates can stay on the page (0: the server's 100)"`
 	Target
 }
 
@@ -105,6 +106,9 @@ func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
 	if _, err := tpcc.NewPartitions(a.Warehouses, a.Warehouses, max(a.Partitions, 1)); err != nil {
 		return &UsageError{err}
 	}
+	if a.FillFactor != 0 && (a.FillFactor < tpcc.MinFillFactor || a.FillFactor > tpcc.MaxFillFactor) {
+		return &UsageError{fmt.Errorf("--fillfactor %d: must be %d..%d (0: the server's default)", a.FillFactor, tpcc.MinFillFactor, tpcc.MaxFillFactor)}
+	}
 	if len(a.URLs) > 0 {
 		if err := tpcc.CreateDatabase(ctx, a.URLs[0]); err != nil {
 			return fmt.Errorf("tpcc init: %w", err)
@@ -120,7 +124,7 @@ func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
 		return fmt.Errorf("tpcc init: %w", err)
 	}
 	err = tpcc.Init(ctx, conn, tpcc.InitOptions{Warehouses: a.Warehouses, Seed: a.Seed, Dialect: d,
-		Partitions: a.Partitions, Drop: a.Drop, Version: version, FKs: a.FKs,
+		Partitions: a.Partitions, Drop: a.Drop, Version: version, FKs: a.FKs, FillFactor: a.FillFactor,
 		Partition: func(ctx context.Context, db tpcc.DB, p tpcc.Partitions) error {
 			return fixtures.PartitionCockroach(ctx, db, p, strategy, zones)
 		}})
