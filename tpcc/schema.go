@@ -47,6 +47,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // Generator versions of CockroachDB's workload tpcc (its Meta.Version,
@@ -367,12 +369,6 @@ type SchemaOptions struct {
 	FillFactor int
 }
 
-// Fill factors SchemaOptions.FillFactor may take, PostgreSQL's bounds.
-const (
-	MinFillFactor = 10
-	MaxFillFactor = 100
-)
-
 // SchemaStatements returns the DDL creating the nine tables, their
 // secondary indexes and benchrig's bookkeeping tables, in order. Every
 // statement is IF NOT EXISTS, so init can be re-run.
@@ -381,8 +377,11 @@ func SchemaStatements(o SchemaOptions) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.FillFactor != 0 && (o.Dialect != Postgres || o.FillFactor < MinFillFactor || o.FillFactor > MaxFillFactor) {
-		return nil, fmt.Errorf("fillfactor %d: PostgreSQL only, %d..%d", o.FillFactor, MinFillFactor, MaxFillFactor)
+	if err := runspec.CheckFillFactor(o.FillFactor); err != nil {
+		return nil, err
+	}
+	if o.FillFactor != 0 && o.Dialect != Postgres {
+		return nil, fmt.Errorf("fillfactor %d: PostgreSQL only", o.FillFactor)
 	}
 	var out []string
 	partitioned := o.Parts.Count > 1

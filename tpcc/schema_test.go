@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	goldenfile "github.com/benchrig/benchrig/internal/golden"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 func golden(t *testing.T, name, got string) {
@@ -40,8 +41,8 @@ func TestSchemaGolden(t *testing.T) {
 	}
 	for _, o := range []SchemaOptions{
 		{Dialect: Cockroach, Parts: p1, FillFactor: 90},
-		{Dialect: Postgres, Parts: p1, FillFactor: MinFillFactor - 1},
-		{Dialect: Postgres, Parts: p1, FillFactor: MaxFillFactor + 1},
+		{Dialect: Postgres, Parts: p1, FillFactor: runspec.MinFillFactor - 1},
+		{Dialect: Postgres, Parts: p1, FillFactor: runspec.MaxFillFactor + 1},
 		{Dialect: Postgres, Parts: p1, FillFactor: -5},
 	} {
 		if _, err := SchemaStatements(o); err == nil {

@@ -157,6 +157,11 @@ func validateFidelity(ps *problems, p *Plan) {
 			ps.at(p.node(&t.Profile), "tpcc.profile: functions calls PL/pgSQL functions, which CockroachDB does not run; use workload or pipelined")
 		}
 	}
+	if err := runspec.CheckFillFactor(t.FillFactor); err != nil {
+		ps.at(p.node(&t.FillFactor), "tpcc.%v", err)
+	} else if t.FillFactor != 0 && p.Flavor != Postgres {
+		ps.at(p.node(&t.FillFactor), "tpcc.fillfactor: a PostgreSQL table storage parameter; the cockroach flavor has none")
+	}
 	switch t.Import.Method {
 	case ImportCopy:
 	case ImportIMPORT:

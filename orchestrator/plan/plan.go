@@ -251,7 +251,12 @@ type TPCC struct {
 	// functions (each transaction one call of a PL/pgSQL function; postgres
 	// only).
 	Profile string `yaml:"profile"`
-	Import  Import `yaml:"import"`
+	// FillFactor (postgres only, 10..100; 0: the server's 100) is `tpcc
+	// init --fillfactor`: the fillfactor of the six tables the
+	// transactions update in place, so that their updates can stay on the
+	// page.
+	FillFactor int    `yaml:"fillfactor"`
+	Import     Import `yaml:"import"`
 	// PartitionStrategy (replication, leases) and Zones are workload's
 	// --partition-strategy and --zones.
 	PartitionStrategy string   `yaml:"partition_strategy"`

@@ -40,6 +40,9 @@ func TestProfileValidate(t *testing.T) {
 		{"unknown", Cockroach, "  profile: fast\n", `tpcc.profile: unknown load profile "fast"`},
 		{"functions on cockroach", Cockroach, "  profile: functions\n", "tpcc.profile: functions calls PL/pgSQL functions, which CockroachDB does not run"},
 		{"with driver workload", Cockroach, "  profile: workload\n  driver: workload\n", "tpcc.profile: the embedded driver's load profile"},
+		{"fillfactor on cockroach", Cockroach, "  fillfactor: 90\n", "tpcc.fillfactor: a PostgreSQL table storage parameter"},
+		{"fillfactor too low", Postgres, "  fillfactor: 5\n", "tpcc.fillfactor 5: must be 10..100"},
+		{"fillfactor too high", Postgres, "  fillfactor: 101\n", "tpcc.fillfactor 101: must be 10..100"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParsePlan("/plans/t.yaml", []byte(planText(tt.flavor, "  duration: 1m\n", "  duration: 1m\n"+tt.lines)))

@@ -347,3 +347,33 @@ func TestShowGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestPostgresInitTakesTheFillFactor: tpcc.fillfactor reaches `tpcc init`
+// in the import stage (and only there: load inherits the tables).
+func TestPostgresInitTakesTheFillFactor(t *testing.T) {
+	p := loadPlanText(t, "../../plans/local.yaml", func(s string) string {
+		return strings.Replace(s, "tpcc:\n", "tpcc:\n  fillfactor: 85\n", 1)
+	})
+	compiled, err := stages.Compile(p, stages.Options{DriverPath: "/opt/benchrig/bin/benchrig"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inits, withFF int
+	for _, st := range compiled {
+		for _, s := range st.Steps {
+			args := strings.Join(s.Cmd.Args, " ")
+			if strings.Contains(args, "tpcc init ") {
+				inits++
+				if !strings.Contains(args, " --fillfactor 85 ") {
+					t.Errorf("%s: %s lacks --fillfactor 85", st.Name, args)
+				}
+			}
+			if strings.Contains(args, "--fillfactor") {
+				withFF++
+			}
+		}
+	}
+	if inits == 0 || withFF != inits {
+		t.Errorf("%d tpcc init steps, %d steps with --fillfactor: want the inits alone", inits, withFF)
+	}
+}

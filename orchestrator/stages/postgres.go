@@ -214,10 +214,14 @@ func (f postgresFlavor) runURLs(plan.Host) []string { return f.urls() }
 // initFlags: PostgreSQL partitions declaratively when the tables are
 // created, so the partition count goes to `tpcc init`.
 func (f postgresFlavor) initFlags() []string {
+	var fl []string
 	if f.p.TPCC.Partitions > 0 {
-		return []string{"--partitions", strconv.Itoa(f.p.TPCC.Partitions)}
+		fl = append(fl, "--partitions", strconv.Itoa(f.p.TPCC.Partitions))
 	}
-	return nil
+	if f.p.TPCC.FillFactor > 0 {
+		fl = append(fl, "--fillfactor", strconv.Itoa(f.p.TPCC.FillFactor))
+	}
+	return fl
 }
 
 // partition: the tables were created partitioned by warehouse range;

@@ -13,6 +13,7 @@ import (
 	"github.com/benchrig/benchrig/crdb/fixtures"
 	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
 // UsageError is an invocation of the driver's commands that cannot be
@@ -106,8 +107,8 @@ func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
 	if _, err := tpcc.NewPartitions(a.Warehouses, a.Warehouses, max(a.Partitions, 1)); err != nil {
 		return &UsageError{err}
 	}
-	if a.FillFactor != 0 && (a.FillFactor < tpcc.MinFillFactor || a.FillFactor > tpcc.MaxFillFactor) {
-		return &UsageError{fmt.Errorf("--fillfactor %d: must be %d..%d (0: the server's default)", a.FillFactor, tpcc.MinFillFactor, tpcc.MaxFillFactor)}
+	if err := runspec.CheckFillFactor(a.FillFactor); err != nil {
+		return &UsageError{fmt.Errorf("--%w", err)}
 	}
 	if len(a.URLs) > 0 {
 		if err := tpcc.CreateDatabase(ctx, a.URLs[0]); err != nil {
