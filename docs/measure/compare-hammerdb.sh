@@ -26,7 +26,10 @@
 #   python3 docs/measure/analyze-hammerdb.py /tmp/hdbcmp
 # Environment: PROFILE (benchrig's --profile, default pipelined); a second
 # benchrig variant in the same interleaved session with BENCHRIG2 and
-# PROFILE2; INIT_ARGS / INIT_ARGS2 extra `tpcc init` flags; ROUNDS (2),
+# PROFILE2; INIT_ARGS / INIT_ARGS2 extra `tpcc init` flags, of which
+# --fks=... goes to `tpcc load` too (--fks=false: HammerDB's schema has no
+# foreign keys; --fillfactor N); LABEL /
+# LABEL2 name the variants (default: their profiles); ROUNDS (2),
 # FIRST_ROUND (1);
 # RAMP and MEASURE in seconds (60 / 60; HammerDB takes minutes in steps of
 # 6 s, so use multiples of 6, e.g. RAMP=30 MEASURE=30 for a trial);
@@ -36,8 +39,8 @@
 set -u
 D=$(realpath -m "${1:?usage: compare-hammerdb.sh DIR}"); PG=${PGBIN:-/usr/lib/postgresql/15/bin}; PORT=${PORT:-54424}
 HERE=$(dirname "$(realpath "$0")")
-B1=$(realpath "${BENCHRIG:?set BENCHRIG}"); P1=${PROFILE:-pipelined}
-B2=${BENCHRIG2:+$(realpath "$BENCHRIG2")}; P2=${PROFILE2:-}
+B1=$(realpath "${BENCHRIG:?set BENCHRIG}"); P1=${PROFILE:-pipelined}; L1=${LABEL:-$P1}
+B2=${BENCHRIG2:+$(realpath "$BENCHRIG2")}; P2=${PROFILE2:-}; L2=${LABEL2:-$P2}
 HDB=$(realpath "${HAMMERDB:?set HAMMERDB to the unpacked HammerDB tree}")
 RAMP=${RAMP:-60}; MEASURE=${MEASURE:-60}; ROUNDS=${ROUNDS:-2}; W=4; VU=8
 HZ=$(getconf CLK_TCK)
@@ -83,11 +86,13 @@ brload() { # label binary init-args
   exists "$1_base" && return 0
   log loading "$1"
   tm "load-$1-init.time" "$2" tpcc init --warehouses $W $3 "$(url "$1_base")" > "load-$1.out" 2>&1 || { log "$1 init failed"; exit 1; }
-  tm "load-$1-load.time" "$2" tpcc load --warehouses $W "$(url "$1_base")" >> "load-$1.out" 2>&1 || { log "$1 load failed"; exit 1; }
+  local la="" a
+  for a in $3; do case $a in --fks*) la="$la $a";; esac; done
+  tm "load-$1-load.time" "$2" tpcc load --warehouses $W $la "$(url "$1_base")" >> "load-$1.out" 2>&1 || { log "$1 load failed"; exit 1; }
   log loaded "$1"
 }
-brload "br_$P1" "$B1" "${INIT_ARGS:-}"
-[ -n "$B2" ] && brload "br_$P2" "$B2" "${INIT_ARGS2:-}"
+brload "br_$L1" "$B1" "${INIT_ARGS:-}"
+[ -n "$B2" ] && brload "br_$L2" "$B2" "${INIT_ARGS2:-}"
 $P -c checkpoint
 
 fresh() { $P -c "drop database if exists $1" -c "create database $1 template $2" -c checkpoint; }
@@ -151,8 +156,8 @@ for r in $(seq "$F" $((F + ROUNDS - 1))); do
   for t in $order; do
     case $t in
       hdb) run_hdb "$r" ;;
-      b1) run_br "br_$P1" "$B1" "$P1" "$r" ;;
-      b2) [ -n "$B2" ] && run_br "br_$P2" "$B2" "$P2" "$r" ;;
+      b1) run_br "br_$L1" "$B1" "$P1" "$r" ;;
+      b2) [ -n "$B2" ] && run_br "br_$L2" "$B2" "$P2" "$r" ;;
     esac
   done
 done

@@ -15,8 +15,10 @@
 # Named prepared statements through transaction pooling need PgBouncer
 # >= 1.21 (max_prepared_statements). Debian 12's is 1.18: build a newer
 # one outside this repository (git clone https://github.com/pgbouncer/
-# pgbouncer, apt-get install libevent-dev, ./autogen.sh && ./configure
-# --without-cares && make pgbouncer; it is never committed). With an
+# pgbouncer && git checkout pgbouncer_1_25_2 (no submodules from 1.25);
+# apt-get install libevent-dev autoconf automake pkg-config libssl-dev;
+# ./autogen.sh && ./configure --without-cares && make pgbouncer; it is
+# never committed). With an
 # older one the script falls back to --method noprepare (unnamed
 # statements: no prepared statement is kept on any connection, so the
 # per-connection figure is lower than a real run's) and says so.
