@@ -178,3 +178,54 @@ touch "$2/complete"`,
 		}
 	}
 }
+
+// TestPGStartWaitsForARunningStart: an interrupted attempt killed while
+// its pg_ctl start was still bringing the server up (no postmaster.pid
+// yet, so pg_ctl status says no server runs) is let finish; the resumed
+// attempt then finds the node running instead of racing it with a second
+// pg_ctl start, whose lock-file failure stopped TestKillAndResume in CI.
+func TestPGStartWaitsForARunningStart(t *testing.T) {
+	bin, dir := t.TempDir(), t.TempDir()
+	fake := map[string]string{
+		// status: running once the postmaster has written its pid file;
+		// start: takes the data directory's lock at once, the pid file a
+		// second later, as a slow server start does.
+		"pg_ctl": `case "$3" in status) [ -f "$2/postmaster.pid" ]; exit $? ;; esac
+mkdir "$2/lock" 2>/dev/null || { echo 'FATAL: lock file "postmaster.pid" already exists' >&2; exit 1; }
+sleep 1; touch "$2/postmaster.pid"`,
+		"pg_isready": `exit 0`,
+		"initdb":     `mkdir -p "$2"; echo 15 >"$2/PG_VERSION"; touch "$2/pg_hba.conf" "$2/postgresql.conf"`,
+	}
+	for name, body := range fake {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := filepath.Join(dir, "pgdata")
+	f := postgresFlavor{p: &plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: data, Dir: dir}}}}
+	c := f.startCmd(f.p.Nodes[0], bin)
+	first := exec.Command(c.Args[0], c.Args[1:]...)
+	var firstOut strings.Builder
+	first.Stdout, first.Stderr = &firstOut, &firstOut
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	firstDone := make(chan error, 1)
+	go func() { firstDone <- first.Wait() }()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(data, "lock")); err == nil {
+			break
+		}
+		if i > 300 {
+			t.Fatal("the first attempt never reached its pg_ctl start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	out, err := exec.Command(c.Args[0], c.Args[1:]...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "already running") {
+		t.Errorf("the resumed attempt: %v\n%s", err, out)
+	}
+	if err := <-firstDone; err != nil {
+		t.Errorf("the interrupted attempt: %v\n%s", err, firstOut.String())
+	}
+}

@@ -53,20 +53,21 @@ const pgStartScript = `set -eu
 bin=$1 data=$2 dir=$3 addr=$4 port=$5 rack=$6 paddr=$7 pport=$8
 shift 8
 mkdir -p -- "$dir"
-for p in "$data".partial.*; do
-  # An interrupted attempt whose shell still runs (its initdb or
-  # pg_basebackup goes on after the orchestrator was killed) is let finish:
-  # removing its directory under it fails, and it renames and starts the
-  # node itself.
-  pid=${p##*.partial.}
-  case $pid in ''|*[!0-9]*) continue ;; esac
-  i=0
-  while kill -0 "$pid" 2>/dev/null; do
-    i=$((i+1))
-    if [ "$i" -ge 3000 ]; then echo "$p: the attempt making it (pid $pid) still runs after 300s" >&2; exit 1; fi
-    sleep 0.1
-  done
+# An interrupted attempt whose shell still runs (the orchestrator was
+# killed or lost its connection while initdb, pg_basebackup or pg_ctl
+# start went on) is let finish first: removing its partial directory under
+# it fails, and two pg_ctl starts on one data directory race (the loser
+# sees no server yet, starts its own and fails on the lock file). It
+# renames and starts the node itself; this attempt then finds it running.
+pid=$(cat "$dir/start.pid" 2>/dev/null || :)
+case $pid in ''|*[!0-9]*) pid= ;; esac
+i=0
+while [ -n "$pid" ] && [ "$pid" != "$$" ] && kill -0 "$pid" 2>/dev/null; do
+  i=$((i+1))
+  if [ "$i" -ge 3000 ]; then echo "$data: an earlier start attempt (pid $pid) still runs after 300s" >&2; exit 1; fi
+  sleep 0.1
 done
+echo "$$" >"$dir/start.pid"
 if "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
   # started by an interrupted attempt, perhaps not ready: wait as pg_ctl -w would
   i=0
