@@ -68,6 +68,9 @@ while [ -n "$pid" ] && [ "$pid" != "$$" ] && kill -0 "$pid" 2>/dev/null; do
   sleep 0.1
 done
 echo "$$" >"$dir/start.pid"
+# Gone once this attempt ends, so that a later one never waits on a
+# recycled pid; a shell killed outright leaves it, naming a dead process.
+trap 'rm -f -- "$dir/start.pid"' EXIT
 if "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
   # started by an interrupted attempt, perhaps not ready: wait as pg_ctl -w would
   i=0
