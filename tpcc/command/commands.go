@@ -87,7 +87,7 @@ type InitArgs struct {
 	Zones      string `flag:"zones" usage:"CockroachDB: comma-separated zones, one per partition, instead of racks"`
 	Drop       bool   `flag:"drop" usage:"drop the TPC-C tables first"`
 	FKs        bool   `flag:"fks" usage:"add workload's 10 foreign keys (NOT VALID) after the load; --fks=false to omit"`
-	FillFactor int    `flag:"fillfactor" usage:"PostgreSQL: fillfactor (10..100) of the six tables updated in place, as pgbench -i -F, so that their updates can stay on the page (0: the server's 100)"`
+	FillFactor int    `flag:"fillfactor" usage:"PostgreSQL: fillfactor (10..100) of the six tables updated in place, as pgbench -i -F, so that their updates can stay on the page (0: the server's 100); set when the tables are created, an existing table keeps its own"`
 	Target
 }
 
