@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/remote"
 )
 
 // TestPGStartWaitsForARunningNode runs the start script through sh with
@@ -26,11 +27,7 @@ func TestPGStartWaitsForARunningNode(t *testing.T) {
 		"pg_isready": `echo pg_isready >>"` + calls + `"
 [ "$(grep -c pg_isready "` + calls + `")" -ge 4 ]`,
 	}
-	for name, body := range fake {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFakes(t, bin, fake)
 	f := postgresFlavor{p: &plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: filepath.Join(dir, "pgdata"), Dir: dir}}}}
 	c := f.startCmd(f.p.Nodes[0], bin)
 	out, err := exec.Command(c.Args[0], c.Args[1:]...).CombinedOutput()
@@ -64,11 +61,7 @@ func TestCreateDBMadeMeanwhile(t *testing.T) {
 				"psql":     `cat >/dev/null; echo x >>"` + looks + `"; [ "$(wc -l <"` + looks + `")" -ge 2 ] && echo "` + tc.exists + `"; exit 0`,
 				"createdb": `echo 'createdb: error: database creation failed: ERROR:  duplicate key value violates unique constraint "pg_database_datname_index"' >&2; exit 1`,
 			}
-			for name, body := range fake {
-				if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
+			writeFakes(t, bin, fake)
 			out, err := exec.Command("sh", "-c", createDB, "sh", bin, "127.0.0.2", "5432", "tpcc").CombinedOutput()
 			if (err == nil) != tc.ok {
 				t.Errorf("create database: err %v, want ok %v\n%s", err, tc.ok, out)
@@ -94,11 +87,7 @@ func TestPGStartNoHalfMadeDataDirectory(t *testing.T) {
 if [ -e "` + fail + `" ]; then kill -9 $$; fi
 touch "$2/complete"`,
 	}
-	for name, body := range fake {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFakes(t, bin, fake)
 	data := filepath.Join(dir, "pgdata")
 	f := postgresFlavor{p: &plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: data, Dir: dir}}}}
 	c := f.startCmd(f.p.Nodes[0], bin)
@@ -140,37 +129,19 @@ func TestPGStartWaitsForARunningAttempt(t *testing.T) {
 i=0; while [ $i -lt 30 ]; do i=$((i+1)); mkdir "$2/base$i" && touch "$2/base$i/f" || exit 1; sleep 0.05; done
 touch "$2/complete"`,
 	}
-	for name, body := range fake {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFakes(t, bin, fake)
 	data := filepath.Join(dir, "pgdata")
 	f := postgresFlavor{p: &plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: data, Dir: dir}}}}
 	c := f.startCmd(f.p.Nodes[0], bin)
-	first := exec.Command(c.Args[0], c.Args[1:]...)
-	var firstOut strings.Builder
-	first.Stdout, first.Stderr = &firstOut, &firstOut
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Reaped as soon as it exits, as sshd reaps it: a zombie answers kill -0.
-	firstDone := make(chan error, 1)
-	go func() { firstDone <- first.Wait() }()
-	for i := 0; ; i++ {
-		if left, _ := filepath.Glob(data + ".partial.*/base2"); len(left) != 0 {
-			break
-		}
-		if i > 200 {
-			t.Fatal("the first attempt never started its initdb")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	firstDone := startInterrupted(t, c, "started its initdb", 200, func() bool {
+		left, _ := filepath.Glob(data + ".partial.*/base2")
+		return len(left) != 0
+	})
 	if out, err := exec.Command(c.Args[0], c.Args[1:]...).CombinedOutput(); err != nil {
 		t.Errorf("the resumed attempt: %v\n%s", err, out)
 	}
-	if err := <-firstDone; err != nil {
-		t.Errorf("the interrupted attempt, still running, was broken by the resumed one: %v\n%s", err, firstOut.String())
+	if err, out := firstDone(); err != nil {
+		t.Errorf("the interrupted attempt, still running, was broken by the resumed one: %v\n%s", err, out)
 	}
 	for _, f := range []string{"PG_VERSION", "complete", "benchrig.conf"} {
 		if _, err := os.Stat(filepath.Join(data, f)); err != nil {
@@ -196,36 +167,53 @@ sleep 1; touch "$2/postmaster.pid"`,
 		"pg_isready": `exit 0`,
 		"initdb":     `mkdir -p "$2"; echo 15 >"$2/PG_VERSION"; touch "$2/pg_hba.conf" "$2/postgresql.conf"`,
 	}
+	writeFakes(t, bin, fake)
+	data := filepath.Join(dir, "pgdata")
+	f := postgresFlavor{p: &plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: data, Dir: dir}}}}
+	c := f.startCmd(f.p.Nodes[0], bin)
+	firstDone := startInterrupted(t, c, "reached its pg_ctl start", 300, func() bool {
+		_, err := os.Stat(filepath.Join(data, "lock"))
+		return err == nil
+	})
+	out, err := exec.Command(c.Args[0], c.Args[1:]...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "already running") {
+		t.Errorf("the resumed attempt: %v\n%s", err, out)
+	}
+	if err, out := firstDone(); err != nil {
+		t.Errorf("the interrupted attempt: %v\n%s", err, out)
+	}
+}
+
+// writeFakes writes the stand-in programs (name: sh body) into bin.
+func writeFakes(t *testing.T, bin string, fake map[string]string) {
+	t.Helper()
 	for name, body := range fake {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	data := filepath.Join(dir, "pgdata")
-	f := postgresFlavor{p: &plan.Plan{Nodes: []plan.Host{{Name: "db1", Addr: "127.0.0.2", SQLPort: 5432, Store: data, Dir: dir}}}}
-	c := f.startCmd(f.p.Nodes[0], bin)
+}
+
+// startInterrupted starts the start script c as the attempt a killed
+// orchestrator left running on the host, and returns once reached says
+// it is where the test wants it (polled every 10 ms, at most polls
+// times). The returned func waits for it and gives its exit and output.
+func startInterrupted(t *testing.T, c remote.Cmd, what string, polls int, reached func() bool) func() (error, string) {
+	t.Helper()
 	first := exec.Command(c.Args[0], c.Args[1:]...)
-	var firstOut strings.Builder
-	first.Stdout, first.Stderr = &firstOut, &firstOut
+	var out strings.Builder
+	first.Stdout, first.Stderr = &out, &out
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
-	firstDone := make(chan error, 1)
-	go func() { firstDone <- first.Wait() }()
-	for i := 0; ; i++ {
-		if _, err := os.Stat(filepath.Join(data, "lock")); err == nil {
-			break
-		}
-		if i > 300 {
-			t.Fatal("the first attempt never reached its pg_ctl start")
+	// Reaped as soon as it exits, as sshd reaps it: a zombie answers kill -0.
+	done := make(chan error, 1)
+	go func() { done <- first.Wait() }()
+	for i := 0; !reached(); i++ {
+		if i > polls {
+			t.Fatalf("the first attempt never %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	out, err := exec.Command(c.Args[0], c.Args[1:]...).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "already running") {
-		t.Errorf("the resumed attempt: %v\n%s", err, out)
-	}
-	if err := <-firstDone; err != nil {
-		t.Errorf("the interrupted attempt: %v\n%s", err, firstOut.String())
-	}
+	return func() (error, string) { return <-done, out.String() }
 }
