@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -43,11 +44,38 @@ func keepConns(pc *pgxpool.Config, perURL int) {
 	pc.MaxConnLifetimeJitter = 0
 }
 
-// fillPools opens every pool's n connections before the run: each pool's
-// at most MaxDialsPerURL at a time, the pools in parallel. Each
-// connection is held until all are open (so each Acquire opens a new
-// one), then all are released to their pools as idle connections.
+// fillPools opens every pool's n connections before the run (HoldEach
+// with nothing to do on each), so that no transaction dials.
 func fillPools(ctx context.Context, urls []string, pools []*pgxpool.Pool, n int) error {
+	err := HoldEach(ctx, pools, n, nil)
+	if ae := (*AcquireError)(nil); errors.As(err, &ae) {
+		return fmt.Errorf("tpcc run: connect %s (connection %d of %d): %w", redact.URL(urls[ae.Pool]), ae.Conn+1, n, ae.Err)
+	}
+	return err
+}
+
+// AcquireError is HoldEach's failure to open connection Conn (from 0) of
+// pools[Pool]; each caller names the URL in its own words.
+type AcquireError struct {
+	Pool, Conn int
+	Err        error
+}
+
+func (e *AcquireError) Error() string {
+	return fmt.Sprintf("connection %d of pool %d: %v", e.Conn+1, e.Pool+1, e.Err)
+}
+
+func (e *AcquireError) Unwrap() error { return e.Err }
+
+// HoldEach opens n connections in every pool and calls each (when not
+// nil) on every one of them: each pool's at most MaxDialsPerURL at a time,
+// the pools in parallel, as workload dials (one pool per URL, all URLs at
+// once). A pool's connections are held until all n are open and done
+// (so each Acquire opens a new one), then released to the pool as idle
+// connections. The first error (an *AcquireError, or each's own) cancels
+// the rest and is returned.
+func HoldEach(ctx context.Context, pools []*pgxpool.Pool, n int,
+	each func(ctx context.Context, pool, conn int, c *pgxpool.Conn) error) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for i, p := range pools {
 		g.Go(func() error {
@@ -65,10 +93,13 @@ func fillPools(ctx context.Context, urls []string, pools []*pgxpool.Pool, n int)
 				pg.Go(func() error {
 					c, err := p.Acquire(pctx)
 					if err != nil {
-						return fmt.Errorf("tpcc run: connect %s (connection %d of %d): %w", redact.URL(urls[i]), j+1, n, err)
+						return &AcquireError{Pool: i, Conn: j, Err: err}
 					}
 					held[j] = c
-					return nil
+					if each == nil {
+						return nil
+					}
+					return each(pctx, i, j, c)
 				})
 			}
 			return pg.Wait()

@@ -2,11 +2,14 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
@@ -64,5 +67,47 @@ func TestOpenPoolsKeepsItsConnections(t *testing.T) {
 	}
 	if n != 160 {
 		t.Errorf("the server has %d connections of the run, want 160", n)
+	}
+}
+
+// TestHoldEachCallsEachOnDistinctConnections: HoldEach calls each on n
+// distinct server sessions per pool (every connection is held until the
+// pool's n are done), and an error of each comes back as it is.
+func TestHoldEachCallsEachOnDistinctConnections(t *testing.T) {
+	srv := pgtest.Start(t)
+	url := srv.NewDatabase(t)
+	ctx := context.Background()
+	pools, err := OpenPools(ctx, []string{url, url}, 5, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closePools(pools)
+	var mu sync.Mutex
+	pids := map[uint32]int{}
+	err = HoldEach(ctx, pools, 5, func(ctx context.Context, pool, conn int, c *pgxpool.Conn) error {
+		mu.Lock()
+		defer mu.Unlock()
+		pids[c.Conn().PgConn().PID()] = pool
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pids) != 10 {
+		t.Errorf("each saw %d distinct sessions, want 10 (5 per pool)", len(pids))
+	}
+	boom := errors.New("boom")
+	err = HoldEach(ctx, pools, 5, func(_ context.Context, pool, conn int, _ *pgxpool.Conn) error {
+		if pool == 1 && conn == 3 {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("HoldEach returned %v, want each's error", err)
+	}
+	var ae *AcquireError
+	if errors.As(err, &ae) {
+		t.Errorf("each's error came back as an acquire error: %v", err)
 	}
 }

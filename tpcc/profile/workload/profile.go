@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/benchrig/benchrig/tpcc"
 )
@@ -150,66 +149,31 @@ func rampOffset(i, n int, ramp time.Duration) time.Duration {
 	return time.Duration(i) * (ramp / time.Duration(n))
 }
 
-// Warm is workload's warm-up: every connection of every pool is held at
-// once (so that each is a distinct connection) and its fixed statements
+// Warm is workload's warm-up: every connection of a pool is opened and
+// held (so that each is a distinct connection) and its fixed statements
 // are prepared on it (workload's --method=prepare prepares them on every
 // connection as its pool dials it: at most 100 at a time per URL, every
-// URL at once, as tpcc.MaxDialsPerURL says), then all are released. The
-// URLs go in parallel: one after the other, a 100k host's 81 URLs took 30
-// minutes to prepare (BenchmarkHost200k).
+// URL at once, as tpcc.MaxDialsPerURL says; tpcc.HoldEach is that rule),
+// then the pool's connections are released. The URLs go in parallel: one
+// after the other, a 100k host's 81 URLs took 30 minutes to prepare
+// (BenchmarkHost200k).
 //
 // fidelity:v20.1/D21
 func (p *Profile) Warm(ctx context.Context, pools []*pgxpool.Pool, perURL int, d tpcc.Dialect) error {
 	stmts := wlPrepared(d)
-	var held []*pgxpool.Conn
-	defer func() {
-		for _, c := range held {
-			c.Release()
+	err := tpcc.HoldEach(ctx, pools, perURL, func(ctx context.Context, i, j int, c *pgxpool.Conn) error {
+		if c.Conn().Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
+			return nil // --method other than prepare: nothing to prepare
 		}
-	}()
-	conns := make([][]*pgxpool.Conn, len(pools))
-	g, gctx := errgroup.WithContext(ctx)
-	for i, pool := range pools {
-		conns[i] = make([]*pgxpool.Conn, perURL)
-		g.Go(func() error {
-			// At most MaxDialsPerURL goroutines per URL exist at once: a
-			// 100k host opens 200,070 connections.
-			ug, uctx := errgroup.WithContext(gctx)
-			ug.SetLimit(tpcc.MaxDialsPerURL)
-			for j := range perURL {
-				ug.Go(func() error {
-					c, err := pool.Acquire(uctx)
-					if err != nil {
-						return fmt.Errorf("warm connection %d of URL %d: %w", j+1, i+1, err)
-					}
-					conns[i][j] = c
-					if c.Conn().Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
-						return nil // --method other than prepare: nothing to prepare
-					}
-					for _, s := range stmts {
-						if _, err := c.Conn().Prepare(uctx, s, s); err != nil {
-							return fmt.Errorf("prepare on connection %d of URL %d: %w", j+1, i+1, err)
-						}
-					}
-					return nil
-				})
-			}
-			return ug.Wait()
-		})
-	}
-	err := g.Wait()
-	for _, cs := range conns {
-		for _, c := range cs {
-			if c != nil {
-				held = append(held, c)
+		for _, s := range stmts {
+			if _, err := c.Conn().Prepare(ctx, s, s); err != nil {
+				return fmt.Errorf("prepare on connection %d of URL %d: %w", j+1, i+1, err)
 			}
 		}
+		return nil
+	})
+	if ae := (*tpcc.AcquireError)(nil); errors.As(err, &ae) {
+		return fmt.Errorf("warm connection %d of URL %d: %w", ae.Conn+1, ae.Pool+1, ae.Err)
 	}
-	if err != nil {
-		return err
-	}
-	if len(held) != perURL*len(pools) {
-		return errors.New("warm: not every connection was opened")
-	}
-	return nil
+	return err
 }
