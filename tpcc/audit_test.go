@@ -82,13 +82,7 @@ func simulateRun(t *testing.T, seed uint64, warehouses, newOrders int) ([]AuditR
 			c.newOrder(in.wID, len(in.lines), in.rollback, func(i int) int32 { return in.lines[i].supplyWID })
 		case PaymentTxn:
 			in := w.drawPayment(home)
-			if in.cWID != in.wID {
-				c.payRemote.Add(1)
-				c.remotePayW.set(int(in.cWID))
-			}
-			if in.cLast != "" {
-				c.payByName.Add(1)
-			}
+			c.payment(in.wID, in.cWID, in.cLast != "")
 		case OrderStatusTxn:
 			// orderStatus's draw (clause 2.6.1.2): district, then 60%
 			// by last name.
@@ -194,6 +188,60 @@ func TestAuditWrongRatiosFail(t *testing.T) {
 				}
 			}
 			t.Errorf("no check %s", tc.id)
+		})
+	}
+}
+
+// TestAuditReachableWarehouses: remote lines and payments never go to
+// their own home, so a run whose every transaction had one home (one
+// no-wait worker over four warehouses, as BenchmarkProfileMixCPU and a
+// quick trial run) passes with the other three used remotely; with two
+// homes a warehouse that no remote draw reached still fails.
+func TestAuditReachableWarehouses(t *testing.T) {
+	const W, no, pay = 4, 20000, 20000
+	for _, tc := range []struct {
+		name  string
+		homes []int32
+		fail  bool
+	}{
+		{"one home, the other three used", []int32{0}, false},
+		{"two homes, one warehouse never used", []int32{0, 1}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCounters(W)
+			c.noLines.Store(no * 10)
+			for k := 5; k <= 15; k++ {
+				c.noOLCnt[k].Store(no / 11)
+			}
+			c.noRollbacks.Store(no / 100)
+			remote := func(i int) int32 { return int32(1 + i%(W-1)) } // warehouses 1..3
+			for i := range no * 10 / 100 {
+				c.newOrder(tc.homes[i%len(tc.homes)], 0, false, nil)
+				c.noRemoteLines.Add(1)
+				c.remoteLineW.set(int(remote(i)))
+			}
+			for i := range pay {
+				h := tc.homes[i%len(tc.homes)]
+				cw := h
+				if i%100 < 15 {
+					cw = remote(i)
+				}
+				c.payment(h, cw, i%100 < 60)
+			}
+			c.osByName.Store(no / 10 * 60 / 100)
+			res := &RunResult{Result: &histogram.Result{Cumulative: map[string]*hdrHistogram{}}}
+			res.Counts = [numTxnTypes]int64{no, pay, no / 10, no / 10, no / 10}
+			failed := map[string]bool{}
+			for _, a := range audit(c, res, W, 0) {
+				if a.Status == AuditFail {
+					failed[a.ID] = true
+				}
+			}
+			for _, id := range []string{"9.2.2.5.3", "9.2.2.5.4"} {
+				if failed[id] != tc.fail {
+					t.Errorf("%s failed: %v, want %v (failed: %v)", id, failed[id], tc.fail, failed)
+				}
+			}
 		})
 	}
 }

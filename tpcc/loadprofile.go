@@ -170,14 +170,7 @@ func (t Tally) NewOrder(home int32, lines int, rollback bool, supply func(i int)
 // Payment records a finished Payment of a terminal at home for a
 // customer of warehouse customerW, selected by last name or not.
 func (t Tally) Payment(home, customerW int32, byName bool) {
-	c := t.cnt.Load()
-	if customerW != home {
-		c.payRemote.Add(1)
-		c.remotePayW.set(int(customerW))
-	}
-	if byName {
-		c.payByName.Add(1)
-	}
+	t.cnt.Load().payment(home, customerW, byName)
 }
 
 // OrderStatus records a finished Order-Status, by last name or not.

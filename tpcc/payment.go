@@ -160,12 +160,5 @@ func (w *worker) pay(ctx context.Context, db Pool, in paymentInput) (retries int
 // countPayment adds a committed Payment to the audit counters (clause
 // 2.5.1.2's remote and by-name shares), for every profile that runs it.
 func (w *worker) countPayment(in paymentInput) {
-	c := w.counters()
-	if in.cWID != in.wID {
-		c.payRemote.Add(1)
-		c.remotePayW.set(int(in.cWID))
-	}
-	if in.cLast != "" {
-		c.payByName.Add(1)
-	}
+	w.counters().payment(in.wID, in.cWID, in.cLast != "")
 }

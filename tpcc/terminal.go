@@ -272,12 +272,14 @@ type counters struct {
 	payRemote, payByName, osByName      atomic.Int64
 	delSkipped                          atomic.Int64 // districts skipped by Delivery
 	remoteLineW, remotePayW             bitset       // warehouses used remotely
+	homeW                               bitset       // home warehouses of the counted New-Orders and Payments
 }
 
 // newOrder records a finished New-Order's audit figures (clause 9.2.2.5):
 // its lines, a rollback, and the supplying warehouse of each remote line
 // (supply(i) is line i's). Both load profiles count through it.
 func (c *counters) newOrder(home int32, lines int, rollback bool, supply func(i int) int32) {
+	c.homeW.set(int(home))
 	c.noLines.Add(int64(lines))
 	c.noOLCnt[lines].Add(1)
 	if rollback {
@@ -291,8 +293,22 @@ func (c *counters) newOrder(home int32, lines int, rollback bool, supply func(i 
 	}
 }
 
+// payment records a finished Payment's audit figures (clause 9.2.2.5): a
+// terminal at home paid for a customer of warehouse customerW, selected
+// by last name or not. Every load profile counts through it.
+func (c *counters) payment(home, customerW int32, byName bool) {
+	c.homeW.set(int(home))
+	if customerW != home {
+		c.payRemote.Add(1)
+		c.remotePayW.set(int(customerW))
+	}
+	if byName {
+		c.payByName.Add(1)
+	}
+}
+
 func newCounters(warehouses int) *counters {
-	return &counters{remoteLineW: newBitset(warehouses + 1), remotePayW: newBitset(warehouses + 1)}
+	return &counters{remoteLineW: newBitset(warehouses + 1), remotePayW: newBitset(warehouses + 1), homeW: newBitset(warehouses + 1)}
 }
 
 // bitset records which warehouses were used; atomic so executors set bits
