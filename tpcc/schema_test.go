@@ -207,3 +207,28 @@ func TestColumnNames(t *testing.T) {
 		}
 	}
 }
+
+// TestPgOrderIsAPermutation: a table's PostgreSQL column order names
+// every column of workload's exactly once, so no column is lost or
+// doubled in the PostgreSQL DDL.
+func TestPgOrderIsAPermutation(t *testing.T) {
+	for _, tb := range schemaTables() {
+		if tb.pgOrder == nil {
+			continue
+		}
+		var names []string
+		for _, c := range tb.columns {
+			name, _, _ := strings.Cut(c, " ")
+			names = append(names, name)
+		}
+		got := slices.Clone(tb.pgOrder)
+		slices.Sort(got)
+		slices.Sort(names)
+		if !slices.Equal(got, names) {
+			t.Errorf("%s: pgOrder %v is not a permutation of its columns %v", tb.Name, tb.pgOrder, names)
+		}
+		if defs := tb.columnDefs(Postgres); len(defs) != len(tb.columns) {
+			t.Errorf("%s: %d PostgreSQL column definitions, want %d", tb.Name, len(defs), len(tb.columns))
+		}
+	}
+}
