@@ -161,8 +161,14 @@ func rampOffset(i, n int, ramp time.Duration) time.Duration {
 // fidelity:v20.1/D21
 func (p *Profile) Warm(ctx context.Context, pools []*pgxpool.Pool, perURL int, d tpcc.Dialect) error {
 	stmts := wlPrepared(d)
+	// A pool's connections all take its config's mode; asked once per
+	// pool (Config copies the whole config), not per connection.
+	prepare := make([]bool, len(pools))
+	for i, p := range pools {
+		prepare[i] = p.Config().ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
+	}
 	err := tpcc.HoldEach(ctx, pools, perURL, func(ctx context.Context, i, j int, c *pgxpool.Conn) error {
-		if c.Conn().Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
+		if !prepare[i] {
 			return nil // --method other than prepare: nothing to prepare
 		}
 		for _, s := range stmts {
