@@ -21,6 +21,11 @@ type Profile struct {
 	retryLimit int       // give up after this many savepoint retries (0: never, as workload)
 	noRetry    bool      // --txn-retries=false: the first retryable error is final
 	active     activeSet // the run's active warehouses, all partitions
+	// prepare: --method prepare (workload's default), the fixed
+	// statements prepared on every connection; stmts is their
+	// descriptions, shared by every connection (prepare.go).
+	prepare bool
+	stmts   atomic.Pointer[stmtSet]
 	// trips is the round trips of the latest transaction of each type,
 	// retries included: what a test compares with workload's count.
 	trips [tpcc.NumTxnTypes]atomic.Int64
@@ -28,7 +33,8 @@ type Profile struct {
 
 // New is the workload profile for a run of cfg on dialect d over parts.
 func New(d tpcc.Dialect, cfg *tpcc.RunConfig, parts tpcc.Partitions) *Profile {
-	return &Profile{dialect: d, retryLimit: cfg.SavepointRetryLimit, noRetry: cfg.Retry.None, active: newActiveSet(parts)}
+	prepare := cfg.QueryExecMode == 0 || cfg.QueryExecMode == pgx.QueryExecModeCacheStatement
+	return &Profile{dialect: d, retryLimit: cfg.SavepointRetryLimit, noRetry: cfg.Retry.None, active: newActiveSet(parts), prepare: prepare}
 }
 
 // activeSet is the active warehouses of every partition, in partition
@@ -72,6 +78,7 @@ type worker struct {
 	rwBegin   string
 	tally     tpcc.Tally
 	lastTotal float64 // New-Order's displayed total, kept so it is computed
+	eqb       pgx.ExtendedQueryBuilder
 }
 
 // NewExecutor is a worker of the session.
@@ -156,25 +163,17 @@ func rampOffset(i, n int, ramp time.Duration) time.Duration {
 // URL at once, as tpcc.MaxDialsPerURL says; tpcc.HoldEach is that rule),
 // then the pool's connections are released. The URLs go in parallel: one
 // after the other, a 100k host's 81 URLs took 30 minutes to prepare
-// (BenchmarkHost200k).
+// (BenchmarkHost200k). A connection's statements are prepared in one
+// round trip (prepareConn).
 //
 // fidelity:v20.1/D21
-func (p *Profile) Warm(ctx context.Context, pools []*pgxpool.Pool, perURL int, d tpcc.Dialect) error {
-	stmts := wlPrepared(d)
-	// A pool's connections all take its config's mode; asked once per
-	// pool (Config copies the whole config), not per connection.
-	prepare := make([]bool, len(pools))
-	for i, p := range pools {
-		prepare[i] = p.Config().ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
-	}
+func (p *Profile) Warm(ctx context.Context, pools []*pgxpool.Pool, perURL int, _ tpcc.Dialect) error {
 	err := tpcc.HoldEach(ctx, pools, perURL, func(ctx context.Context, i, j int, c *pgxpool.Conn) error {
-		if !prepare[i] {
+		if !p.prepare {
 			return nil // --method other than prepare: nothing to prepare
 		}
-		for _, s := range stmts {
-			if _, err := c.Conn().Prepare(ctx, s, s); err != nil {
-				return fmt.Errorf("prepare on connection %d of URL %d: %w", j+1, i+1, err)
-			}
+		if _, err := p.prepareConn(ctx, c.Conn()); err != nil {
+			return fmt.Errorf("connection %d of URL %d: %w", j+1, i+1, err)
 		}
 		return nil
 	})

@@ -63,7 +63,7 @@ func wlGoldenText(d tpcc.Dialect) string {
 	s := wlStatementsFor(d)
 	fmt.Fprintf(&b, "-- prepared on every connection at warm-up (%s)\n", d)
 	for _, q := range wlPrepared(d) {
-		b.WriteString(q + "\n")
+		fmt.Fprintf(&b, "%s: %s\n", q.name, q.sql)
 	}
 	lines := []wlLine{
 		{item: 17, supply: 3, number: 2, quantity: 5, price: 12.5, dist: "distinfo-a"},

@@ -3,7 +3,9 @@ package workload
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,4 +160,123 @@ func TestWarmGoesToEveryURLAtOnce(t *testing.T) {
 			t.Errorf("server %d saw at most %d connections being established at once, want %d", i+1, top, tpcc.MaxDialsPerURL)
 		}
 	}
+}
+
+// TestPrepareInOneRoundTrip: the warm-up prepares a connection's fixed
+// statements in one round trip (workload sends one per statement, the
+// server ends in the same state), under workload's names; a connection
+// the pool dials after the warm-up is prepared by its first transaction,
+// which otherwise takes workload's round trips; a connection whose
+// prepare fails part-way is closed, not handed out again with half its
+// statements.
+func TestPrepareInOneRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a warehouse into a real PostgreSQL")
+	}
+	if err := pgtest.Available(); err != nil {
+		t.Skipf("no PostgreSQL: %v", err)
+	}
+	dbURL, _ := tpcctest.LoadWarehouses(t, 1, 1, pgtest.NoSync())
+	ctx := context.Background()
+	proxy := pgtest.StartWireCounter(t, dbURL)
+	parts, _ := tpcc.NewPartitions(1, 1, 1)
+	wantNames := map[string]bool{}
+	for _, s := range wlPrepared(tpcc.Postgres) {
+		wantNames[s.name] = true
+	}
+	serverNames := func(c *pgx.Conn) map[string]bool {
+		t.Helper()
+		rows, err := c.Query(ctx, "SELECT name FROM pg_prepared_statements", pgx.QueryExecModeSimpleProtocol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, n := range names {
+			got[n] = true
+		}
+		return got
+	}
+
+	t.Run("warm", func(t *testing.T) {
+		pools, err := tpcc.OpenPools(ctx, []string{proxy.URL}, 3, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pools[0].Close()
+		p := New(tpcc.Postgres, &tpcc.RunConfig{}, parts)
+		before := proxy.Snapshot()
+		if err := p.Warm(ctx, pools, 3, tpcc.Postgres); err != nil {
+			t.Fatal(err)
+		}
+		if d := proxy.Snapshot().Minus(before); d.Waits() != 3 {
+			t.Errorf("warming 3 connections took %d round trips, want 3 (one each)", d.Waits())
+		}
+		err = tpcc.HoldEach(ctx, pools, 3, func(_ context.Context, _, j int, c *pgxpool.Conn) error {
+			if got := serverNames(c.Conn()); !maps.Equal(got, wantNames) {
+				t.Errorf("connection %d: the server holds %v, want workload's names %v", j+1, got, wantNames)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("dialled after the warm-up", func(t *testing.T) {
+		pools, err := tpcc.OpenPools(ctx, []string{proxy.URL}, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pools[0].Close()
+		p := New(tpcc.Postgres, &tpcc.RunConfig{}, parts)
+		conn, err := pgx.Connect(ctx, dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		m, _, err := tpcc.DatabaseMeta(ctx, conn, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rw := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
+		w := p.NewExecutor(tpcc.Session{Rand: tpcc.NewRand(5, 1), Constants: p.RunConstants(nil, m), Warehouses: 1,
+			Dialect: tpcc.Postgres, ReadWrite: rw, ReadOnly: rw, Tally: tpcc.NewTally(1)}).(*worker)
+		db := tpcc.PgxPool{Pool: pools[0]}
+		for i, extra := range []int64{1, 0} {
+			before := proxy.Snapshot()
+			if _, err := p.exec(ctx, w, db, tpcc.StockLevelTxn, tpcc.Home{W: 0, D: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if d := proxy.Snapshot().Minus(before); d.Waits() != 6+extra {
+				t.Errorf("Stock-Level %d on a connection the warm-up never saw: %d round trips, want %d", i+1, d.Waits(), 6+extra)
+			}
+		}
+	})
+
+	t.Run("a failed prepare closes the connection", func(t *testing.T) {
+		c, err := pgx.Connect(ctx, dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		// "payment-1" taken: the Parse of the 6th statement fails after
+		// five were prepared.
+		if _, err := c.Exec(ctx, `PREPARE "payment-1" AS SELECT 1`); err != nil {
+			t.Fatal(err)
+		}
+		p := New(tpcc.Postgres, &tpcc.RunConfig{}, parts)
+		if _, err := p.prepareConn(ctx, c); err == nil || !strings.Contains(err.Error(), "payment-1") {
+			t.Fatalf("prepare over a taken name: %v, want an error naming payment-1", err)
+		}
+		if !c.IsClosed() {
+			t.Error("the connection stays open with part of its statements")
+		}
+		if p.stmts.Load() != nil {
+			t.Error("a failed prepare left the run's statement set")
+		}
+	})
 }

@@ -93,18 +93,29 @@ func wlStatementsFor(d tpcc.Dialect) wlStatements {
 	return wlStatements{payUpdateCustomer: wlPayUpdateCustomerPG, slCount: wlSLCountPG}
 }
 
-// wlPrepared are the statements prepared on every connection.
+// wlPrepared are the statements prepared on every connection, named as
+// workload's SQLRunner.Init names them: "<transaction>-<i>", i counting
+// from 1 in the order each transaction defines them.
 //
 // fidelity:v20.1/D17
-func wlPrepared(d tpcc.Dialect) []string {
+func wlPrepared(d tpcc.Dialect) []wlStmt {
 	s := wlStatementsFor(d)
-	return []string{
-		wlNOUpdateDistrict, wlNOSelectWTax, wlNOSelectCustomer, wlNOInsertOrder, wlNOInsertNewOrder,
-		wlPayUpdateWarehouse, wlPayUpdateDistrict, wlPaySelectByLast, s.payUpdateCustomer, wlPayInsertHistory,
-		wlOSSelectByID, wlOSSelectByLast, wlOSSelectOrder, wlOSSelectItems,
-		wlDelSelectNewOrder, wlDelSumAmount,
-		wlSLSelectDNextOID, s.slCount,
+	var out []wlStmt
+	for _, tx := range []struct {
+		name  string
+		stmts []string
+	}{
+		{"new-order", []string{wlNOUpdateDistrict, wlNOSelectWTax, wlNOSelectCustomer, wlNOInsertOrder, wlNOInsertNewOrder}},
+		{"payment", []string{wlPayUpdateWarehouse, wlPayUpdateDistrict, wlPaySelectByLast, s.payUpdateCustomer, wlPayInsertHistory}},
+		{"order-status", []string{wlOSSelectByID, wlOSSelectByLast, wlOSSelectOrder, wlOSSelectItems}},
+		{"delivery", []string{wlDelSelectNewOrder, wlDelSumAmount}},
+		{"stock-level", []string{wlSLSelectDNextOID, s.slCount}},
+	} {
+		for i, q := range tx.stmts {
+			out = append(out, wlStmt{name: tx.name + "-" + strconv.Itoa(i+1), sql: q})
+		}
 	}
+	return out
 }
 
 // workloadItemA is workload's A for OL_I_ID: random(0, 8189) (tpcc's
@@ -122,6 +133,10 @@ type wlTx struct {
 	ctx   context.Context
 	c     *pgx.Conn
 	trips int
+	// stmts is the prepared statements (nil: --method other than
+	// prepare), eqb the worker's builder of their parameters.
+	stmts *stmtSet
+	eqb   *pgx.ExtendedQueryBuilder
 }
 
 // simple sends sql without arguments as a simple query: one round trip.
@@ -133,13 +148,25 @@ func (t *wlTx) simple(sql string) error {
 
 func (t *wlTx) queryRow(sql string, args []any, dest ...any) error {
 	t.trips++
-	return t.c.QueryRow(t.ctx, sql, args...).Scan(dest...)
+	rows, err := t.rows(sql, args)
+	if err != nil {
+		return err
+	}
+	return scanOne(rows, dest)
 }
 
 func (t *wlTx) exec(sql string, args ...any) error {
 	t.trips++
-	_, err := t.c.Exec(t.ctx, sql, args...)
-	return err
+	if t.stmt(sql) == nil {
+		_, err := t.c.Exec(t.ctx, sql, args...)
+		return err
+	}
+	rows, err := t.rows(sql, args)
+	if err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
 }
 
 // query runs sql and calls each for every row. inline is a statement
@@ -152,11 +179,14 @@ func (t *wlTx) exec(sql string, args ...any) error {
 // fidelity:v20.1/D17
 func (t *wlTx) query(sql string, inline bool, args []any, each func(pgx.Rows) error) error {
 	t.trips++
+	var rows pgx.Rows
+	var err error
 	if inline {
 		t.trips++
-		args = append([]any{pgx.QueryExecModeDescribeExec}, args...)
+		rows, err = t.c.Query(t.ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
+	} else {
+		rows, err = t.rows(sql, args)
 	}
-	rows, err := t.c.Query(t.ctx, sql, args...)
 	if err != nil {
 		return err
 	}
@@ -242,7 +272,15 @@ func (p *Profile) inTx(ctx context.Context, w *worker, db tpcc.Pool, typ tpcc.Tx
 		return 0, fmt.Errorf("acquire connection: %w", err)
 	}
 	defer release()
-	t := &wlTx{ctx: ctx, c: c}
+	t := &wlTx{ctx: ctx, c: c, eqb: &w.eqb}
+	if p.prepare {
+		// Warm prepared every connection it held; one the pool dialled
+		// since (a broken one replaced) is prepared here, as workload's
+		// pool prepares a connection it dials.
+		if t.stmts, err = p.prepareConn(ctx, c); err != nil {
+			return 0, err
+		}
+	}
 	defer func() { p.trips[typ].Store(int64(t.trips)) }()
 	begin := p.begin(w)
 	start := time.Now()
