@@ -43,16 +43,15 @@ func (p *Profile) prepareConn(ctx context.Context, c *pgx.Conn) (*stmtSet, error
 	if s, ok := pc.CustomData()[preparedKey].(*stmtSet); ok {
 		return s, nil
 	}
-	stmts := wlPrepared(p.dialect)
-	sds, err := preparePipelined(ctx, pc, stmts)
+	sds, err := preparePipelined(ctx, pc, p.stmtList)
 	if err != nil {
 		_ = c.Close(context.Background())
 		return nil, err
 	}
 	s := p.stmts.Load()
 	if s == nil {
-		s = &stmtSet{bySQL: make(map[string]*pgconn.StatementDescription, len(stmts))}
-		for i, st := range stmts {
+		s = &stmtSet{bySQL: make(map[string]*pgconn.StatementDescription, len(sds))}
+		for i, st := range p.stmtList {
 			s.bySQL[st.sql] = sds[i]
 		}
 		if !p.stmts.CompareAndSwap(nil, s) {
@@ -120,10 +119,14 @@ func (t *wlTx) stmt(sql string) *pgconn.StatementDescription {
 //
 // fidelity:v20.1/D17
 func (t *wlTx) rows(sql string, args []any) (pgx.Rows, error) {
-	sd := t.stmt(sql)
-	if sd == nil {
-		return t.c.Query(t.ctx, sql, args...)
+	if sd := t.stmt(sql); sd != nil {
+		return t.prepared(sd, args)
 	}
+	return t.c.Query(t.ctx, sql, args...)
+}
+
+// prepared runs the prepared statement sd with args.
+func (t *wlTx) prepared(sd *pgconn.StatementDescription, args []any) (pgx.Rows, error) {
 	if err := t.eqb.Build(t.c.TypeMap(), sd, args); err != nil {
 		return nil, fmt.Errorf("%s: %w", sd.Name, err)
 	}

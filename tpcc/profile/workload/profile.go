@@ -22,10 +22,11 @@ type Profile struct {
 	noRetry    bool      // --txn-retries=false: the first retryable error is final
 	active     activeSet // the run's active warehouses, all partitions
 	// prepare: --method prepare (workload's default), the fixed
-	// statements prepared on every connection; stmts is their
+	// statements (stmtList) prepared on every connection; stmts is their
 	// descriptions, shared by every connection (prepare.go).
-	prepare bool
-	stmts   atomic.Pointer[stmtSet]
+	prepare  bool
+	stmtList []wlStmt
+	stmts    atomic.Pointer[stmtSet]
 	// trips is the round trips of the latest transaction of each type,
 	// retries included: what a test compares with workload's count.
 	trips [tpcc.NumTxnTypes]atomic.Int64
@@ -34,7 +35,8 @@ type Profile struct {
 // New is the workload profile for a run of cfg on dialect d over parts.
 func New(d tpcc.Dialect, cfg *tpcc.RunConfig, parts tpcc.Partitions) *Profile {
 	prepare := cfg.QueryExecMode == 0 || cfg.QueryExecMode == pgx.QueryExecModeCacheStatement
-	return &Profile{dialect: d, retryLimit: cfg.SavepointRetryLimit, noRetry: cfg.Retry.None, active: newActiveSet(parts), prepare: prepare}
+	return &Profile{dialect: d, retryLimit: cfg.SavepointRetryLimit, noRetry: cfg.Retry.None, active: newActiveSet(parts),
+		prepare: prepare, stmtList: wlPrepared(d)}
 }
 
 // activeSet is the active warehouses of every partition, in partition

@@ -157,11 +157,12 @@ func (t *wlTx) queryRow(sql string, args []any, dest ...any) error {
 
 func (t *wlTx) exec(sql string, args ...any) error {
 	t.trips++
-	if t.stmt(sql) == nil {
+	sd := t.stmt(sql)
+	if sd == nil {
 		_, err := t.c.Exec(t.ctx, sql, args...)
 		return err
 	}
-	rows, err := t.rows(sql, args)
+	rows, err := t.prepared(sd, args)
 	if err != nil {
 		return err
 	}
