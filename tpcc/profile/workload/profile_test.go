@@ -241,13 +241,7 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 		defer conn.Close(ctx)
 		parts, _ := tpcc.NewPartitions(2, 2, 1)
 		p := New(tpcc.Postgres, &tpcc.RunConfig{}, parts)
-		m, _, err := tpcc.DatabaseMeta(ctx, conn, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rw := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
-		w := p.NewExecutor(tpcc.Session{Rand: tpcc.NewRand(11, 1), Constants: p.RunConstants(nil, m), Warehouses: 2,
-			Dialect: tpcc.Postgres, ReadWrite: rw, ReadOnly: rw, Tally: tpcc.NewTally(2)}).(*worker)
+		w := rrWorker(t, p, url, 11, 2)
 		seen := map[tpcc.TxnType]map[int64]bool{}
 		for range 40 {
 			for ty := range tpcc.NumTxnTypes {

@@ -62,18 +62,7 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 	if err := p.Warm(ctx, pools, 1, tpcc.Postgres); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	m, _, err := tpcc.DatabaseMeta(ctx, conn, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rw := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
-	w := p.NewExecutor(tpcc.Session{Rand: tpcc.NewRand(11, 1), Constants: p.RunConstants(nil, m), Warehouses: 1,
-		Dialect: tpcc.Postgres, ReadWrite: rw, ReadOnly: rw, Tally: tpcc.NewTally(1)}).(*worker)
+	w := rrWorker(t, p, dbURL, 11, 1)
 	db := tpcc.PgxPool{Pool: pools[0]}
 
 	want := map[tpcc.TxnType][]int64{tpcc.NewOrderTxn: {15, 8}, tpcc.PaymentTxn: {8, 9}, tpcc.OrderStatusTxn: {7}, tpcc.DeliveryTxn: {29}, tpcc.StockLevelTxn: {6}}
@@ -233,18 +222,7 @@ func TestPrepareInOneRoundTrip(t *testing.T) {
 		}
 		defer pools[0].Close()
 		p := New(tpcc.Postgres, &tpcc.RunConfig{}, parts)
-		conn, err := pgx.Connect(ctx, dbURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		m, _, err := tpcc.DatabaseMeta(ctx, conn, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rw := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
-		w := p.NewExecutor(tpcc.Session{Rand: tpcc.NewRand(5, 1), Constants: p.RunConstants(nil, m), Warehouses: 1,
-			Dialect: tpcc.Postgres, ReadWrite: rw, ReadOnly: rw, Tally: tpcc.NewTally(1)}).(*worker)
+		w := rrWorker(t, p, dbURL, 5, 1)
 		db := tpcc.PgxPool{Pool: pools[0]}
 		for i, extra := range []int64{1, 0} {
 			before := proxy.Snapshot()
@@ -279,4 +257,24 @@ func TestPrepareInOneRoundTrip(t *testing.T) {
 			t.Error("a failed prepare left the run's statement set")
 		}
 	})
+}
+
+// rrWorker is an executor of p at repeatable read, its random stream
+// seeded with seed, over the w warehouses loaded at dbURL (C-Run from the
+// database's meta).
+func rrWorker(t *testing.T, p *Profile, dbURL string, seed uint64, w int) *worker {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	m, _, err := tpcc.DatabaseMeta(ctx, conn, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
+	return p.NewExecutor(tpcc.Session{Rand: tpcc.NewRand(seed, 1), Constants: p.RunConstants(nil, m), Warehouses: w,
+		Dialect: tpcc.Postgres, ReadWrite: rw, ReadOnly: rw, Tally: tpcc.NewTally(w)}).(*worker)
 }
