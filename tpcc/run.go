@@ -156,8 +156,10 @@ type RunResult struct {
 	// start file's); ReadyAt when it became ready (the start barrier's
 	// ready file; zero without it).
 	StartAt, ReadyAt time.Time
-	Audit            []AuditResult
-	Result           *histogram.Result // cumulative histograms
+	// Procs is the driver's GOMAXPROCS over the run (nil: left alone).
+	Procs  *result.ClientProcs
+	Audit  []AuditResult
+	Result *histogram.Result // cumulative histograms
 }
 
 // AuditError is returned when an audit check or the efficiency fails.
@@ -301,33 +303,41 @@ const (
 )
 
 // startProcs applies cfg.Procs for the run. The returned func restores
-// GOMAXPROCS and says what the run used (a line for the report, "" when
-// the run left GOMAXPROCS alone); it may be called more than once.
-func (cfg *RunConfig) startProcs(ctx context.Context) func() string {
-	var stop func() string
+// GOMAXPROCS and says what the run used (nil when the run left
+// GOMAXPROCS alone); it may be called more than once.
+func (cfg *RunConfig) startProcs(ctx context.Context) func() *result.ClientProcs {
+	var stop func() *result.ClientProcs
 	switch {
 	case cfg.Procs == ProcsFollowDemand:
 		g := &procs.Governor{}
 		g.Start(ctx)
-		stop = func() string {
+		stop = func() *result.ClientProcs {
 			st := g.Stop()
-			return fmt.Sprintf("Client Ps (GOMAXPROCS) followed the demand: at most %d of %d, %d changes", st.Peak, g.Max, st.Changes)
+			return &result.ClientProcs{FollowedDemand: true, Peak: st.Peak, Max: g.Max, Changes: st.Changes}
 		}
 	case cfg.Procs > 0:
 		old := runtime.GOMAXPROCS(cfg.Procs)
-		stop = func() string {
+		stop = func() *result.ClientProcs {
 			runtime.GOMAXPROCS(old)
-			return fmt.Sprintf("Client Ps (GOMAXPROCS): %d", cfg.Procs)
+			return &result.ClientProcs{Peak: cfg.Procs, Max: cfg.Procs}
 		}
 	default:
-		return func() string { return "" }
+		return func() *result.ClientProcs { return nil }
 	}
 	var once sync.Once
-	var line string
-	return func() string {
-		once.Do(func() { line = stop() })
-		return line
+	var used *result.ClientProcs
+	return func() *result.ClientProcs {
+		once.Do(func() { used = stop() })
+		return used
 	}
+}
+
+// procsLine is the report's line for the Ps a run used.
+func procsLine(p *result.ClientProcs) string {
+	if p.FollowedDemand {
+		return fmt.Sprintf("Client Ps (GOMAXPROCS) followed the demand: at most %d of %d, %d changes", p.Peak, p.Max, p.Changes)
+	}
+	return fmt.Sprintf("Client Ps (GOMAXPROCS): %d", p.Peak)
 }
 
 // WaitTerminalsPerConn is how many paced terminals share one connection
@@ -657,7 +667,7 @@ loop:
 	close(stop)
 	cancel(nil)
 	_ = g.Wait()
-	procsLine := procsDone()
+	procsUsed := procsDone()
 	now := cfg.Now()
 	if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) && loopErr == nil {
 		loopErr = fmt.Errorf("tpcc run: stopped by an error (use --tolerate-errors to continue past errors): %w", cause)
@@ -700,8 +710,9 @@ loop:
 	res.ReadyAt, res.StartAt = readyAt, cfg.StartAt
 	res.Isolation = iso
 	res.Audit = audit(c, res, loaded, cfg.Wait)
-	if procsLine != "" {
-		fmt.Fprintln(out, procsLine)
+	res.Procs = procsUsed
+	if procsUsed != nil {
+		fmt.Fprintln(out, procsLine(procsUsed))
 	}
 	rep.final(res)
 	if loopErr != nil {

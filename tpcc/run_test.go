@@ -356,6 +356,10 @@ func TestRunSerializableNoWait(t *testing.T) {
 	if p := runtime.GOMAXPROCS(0); p != procsBefore || !strings.Contains(out.String(), "Client Ps (GOMAXPROCS) followed the demand: at most ") {
 		t.Errorf("GOMAXPROCS %d after the run (want %d restored); the report must say what the run used:\n%s", p, procsBefore, out.String())
 	}
+	// And the result JSON, where the report and comparisons read it.
+	if cp := NewResult(RunConfig{}, res, nil).ClientProcs; cp == nil || !cp.FollowedDemand || cp.Peak < 1 || cp.Peak > cp.Max {
+		t.Errorf("result's client_procs %+v: want the governor's, at most Max", cp)
+	}
 	var retries, errs int64
 	for ty := range numTxnTypes {
 		retries += res.Retries[ty]

@@ -50,6 +50,7 @@ func NewResult(cfg RunConfig, res *RunResult, runErr error) *result.Result {
 	if res.Isolation != "" {
 		r.Isolation = string(res.Isolation)
 	}
+	r.ClientProcs = res.Procs
 	for _, a := range res.Audit {
 		r.Audit = append(r.Audit, result.AuditCheck{ID: a.ID, Verdict: string(a.Status), Observed: a.Observed,
 			Min: a.Min, Max: a.Max, Unit: a.Unit, Detail: a.Detail})

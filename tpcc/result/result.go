@@ -119,6 +119,20 @@ type Result struct {
 	Profile            string   `json:"profile,omitempty"`
 	Connections        int      `json:"connections,omitempty"`
 	WorkloadEfficiency *float64 `json:"workload_efficiency_percent,omitempty"`
+	// ClientProcs is the driver's Go Ps (GOMAXPROCS) over the run (run
+	// only; absent when the run left GOMAXPROCS as it found it).
+	ClientProcs *ClientProcs `json:"client_procs,omitempty"`
+}
+
+// ClientProcs is the driver's GOMAXPROCS over a run: fixed (--procs N:
+// Peak and Max are N) or following its CPU use (--procs 0: the most it
+// used, of Max, and how often it changed). A driver's CPU per
+// transaction depends on it, so a result says which it ran with.
+type ClientProcs struct {
+	FollowedDemand bool `json:"followed_demand"`
+	Peak           int  `json:"peak"`
+	Max            int  `json:"max"`
+	Changes        int  `json:"changes"`
 }
 
 // Txn is one transaction type's figures. Latencies are milliseconds.
