@@ -387,6 +387,11 @@ func (l *Lab) start(h *host) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: l.cred, Pdeathsig: syscall.SIGKILL}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	// A per-connection child forked while Kill walks /proc escapes the
+	// SIGKILL and holds this stderr pipe until it notices its parent is
+	// gone; Wait (and so h.done) must not wait for it once sshd itself
+	// is dead (TestConnectAndDial's "sshd did not exit" under load).
+	cmd.WaitDelay = time.Second
 	before := fileSize(logPath)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("sshtest: %s: start sshd: %w", h.name, err)
