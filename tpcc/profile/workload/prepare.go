@@ -50,9 +50,12 @@ func (p *Profile) prepareConn(ctx context.Context, c *pgx.Conn) (*stmtSet, error
 	}
 	s := p.stmts.Load()
 	if s == nil {
+		// The first connection's descriptions become the run's; a
+		// pipeline's carries the types only, not the name the statement
+		// was prepared under. Later connections' are dropped as read.
 		s = &stmtSet{bySQL: make(map[string]*pgconn.StatementDescription, len(sds))}
 		for i, st := range p.stmtList {
-			s.bySQL[st.sql] = sds[i]
+			s.bySQL[st.sql] = &pgconn.StatementDescription{Name: st.name, SQL: st.sql, ParamOIDs: sds[i].ParamOIDs, Fields: sds[i].Fields}
 		}
 		if !p.stmts.CompareAndSwap(nil, s) {
 			s = p.stmts.Load()
@@ -63,7 +66,8 @@ func (p *Profile) prepareConn(ctx context.Context, c *pgx.Conn) (*stmtSet, error
 }
 
 // preparePipelined sends Parse and Describe of every statement, then one
-// Sync, and returns their descriptions in order.
+// Sync, and returns the server's descriptions in order (their types; the
+// pipeline leaves Name and SQL empty).
 func preparePipelined(ctx context.Context, pc *pgconn.PgConn, stmts []wlStmt) ([]*pgconn.StatementDescription, error) {
 	pl := pc.StartPipeline(ctx)
 	for _, s := range stmts {
@@ -85,9 +89,7 @@ func preparePipelined(ctx context.Context, pc *pgconn.PgConn, stmts []wlStmt) ([
 			_ = pl.Close()
 			return nil, fmt.Errorf("prepare %s: got %T, not a statement description", s.name, res)
 		}
-		// A pipeline's description carries the types only, not the
-		// name the statement was prepared under.
-		sds[i] = &pgconn.StatementDescription{Name: s.name, SQL: s.sql, ParamOIDs: sd.ParamOIDs, Fields: sd.Fields}
+		sds[i] = sd
 	}
 	res, err := pl.GetResults()
 	if err == nil {
