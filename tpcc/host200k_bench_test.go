@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -63,15 +64,29 @@ type hostChildResult struct {
 	DialCPU, WarmCPU         float64 // CPU seconds (user+sys) of the same phases
 	ReadyUnix                int64   // ns: the executors started
 	WaitCPU, WindowSeconds   float64 // CPU seconds over the wait window, its length
-	BaseRSS, HWM             int64   // before Run; the kernel's peak (VmHWM) at the window's end
-	WaitRSS                  int64   // at the window's end
-	LiveRSS, LiveHeap        int64   // after a forced GC that returns freed pages
-	LiveStack                int64
-	Goroutines               int
-	Transactions             int64 // that ran during the window (the terminals wait: 0)
+	// Of WaitCPU, what the Go runtime counts as its collector's
+	// (runtime/metrics /cpu/classes/gc/total), and the collections that
+	// ended in the window (/gc/cycles/total).
+	WaitGCCPU         float64
+	WaitGCs           uint64
+	BaseRSS, HWM      int64 // before Run; the kernel's peak (VmHWM) at the window's end
+	WaitRSS           int64 // at the window's end
+	LiveRSS, LiveHeap int64 // after a forced GC that returns freed pages
+	LiveStack         int64
+	Goroutines        int
+	Transactions      int64 // that ran during the window (the terminals wait: 0)
 }
 
 const hostChildEnv = "BENCHRIG_HOST200K_CHILD"
+
+// gcMetrics reads the collector's CPU seconds so far (the runtime's own
+// estimate, which counts its mark assists and idle marking too) and the
+// collections completed.
+func gcMetrics() []metrics.Sample {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s
+}
 
 // phaseWriter timestamps the progress lines Run prints (each flushed as
 // its phase begins): the warm-up's phases, without a hook in Run.
@@ -173,9 +188,11 @@ func TestHost200kChild(t *testing.T) {
 		}
 	}
 	time.Sleep(c.Settle)
-	w0, cpu0 := time.Now(), procCPU()
+	w0, cpu0, gc0 := time.Now(), procCPU(), gcMetrics()
 	time.Sleep(c.Window)
 	res.WaitCPU, res.WindowSeconds = (procCPU() - cpu0).Seconds(), time.Since(w0).Seconds()
+	gc1 := gcMetrics()
+	res.WaitGCCPU, res.WaitGCs = gc1[0].Value.Float64()-gc0[0].Value.Float64(), gc1[1].Value.Uint64()-gc0[1].Value.Uint64()
 	res.WaitRSS, res.HWM = procStatus(t, "VmRSS:"), procStatus(t, "VmHWM:")
 	res.Goroutines = runtime.NumGoroutine()
 	debug.FreeOSMemory()
@@ -424,14 +441,15 @@ func BenchmarkHost200k(b *testing.B) {
 		var lastReady int64
 		var maxDial, maxWarm float64
 		for _, r := range res {
-			b.Logf("process %2d: %6d terminals, %6d conns: dial %5.1f s (%5.1f s CPU), warm %5.1f s (%5.1f s CPU); waiting %.1f s: %.2f s CPU; RSS base %.0f, peak (HWM) %.0f, waiting %.0f, live %.0f MiB; heap+stacks live %.0f MiB (stacks %.0f); %d goroutines; %d transactions",
-				r.Index, r.Terminals, r.Conns, r.DialSeconds, r.DialCPU, r.WarmSeconds, r.WarmCPU, r.WindowSeconds, r.WaitCPU,
+			b.Logf("process %2d: %6d terminals, %6d conns: dial %5.1f s (%5.1f s CPU), warm %5.1f s (%5.1f s CPU); waiting %.1f s: %.2f s CPU (%d collections: %.2f s); RSS base %.0f, peak (HWM) %.0f, waiting %.0f, live %.0f MiB; heap+stacks live %.0f MiB (stacks %.0f); %d goroutines; %d transactions",
+				r.Index, r.Terminals, r.Conns, r.DialSeconds, r.DialCPU, r.WarmSeconds, r.WarmCPU, r.WindowSeconds, r.WaitCPU, r.WaitGCs, r.WaitGCCPU,
 				mib(r.BaseRSS), mib(r.HWM), mib(r.WaitRSS), mib(r.LiveRSS), mib(r.LiveHeap), mib(r.LiveStack), r.Goroutines, r.Transactions)
 			sum.Terminals += r.Terminals
 			sum.Conns += r.Conns
 			sum.DialCPU += r.DialCPU
 			sum.WarmCPU += r.WarmCPU
 			sum.WaitCPU += r.WaitCPU
+			sum.WaitGCCPU += r.WaitGCCPU
 			sum.WindowSeconds = max(sum.WindowSeconds, r.WindowSeconds)
 			sum.HWM += r.HWM
 			sum.WaitRSS += r.WaitRSS
@@ -445,13 +463,14 @@ func BenchmarkHost200k(b *testing.B) {
 		n := float64(len(res))
 		gib := func(v int64) float64 { return float64(v) / (1 << 30) }
 		oneProc := func(v int64) float64 { return gib(v - int64(n-1)*base) }
-		perMin := 0.0
+		perMin, gcPerMin := 0.0, 0.0
 		for _, r := range res {
 			perMin += r.WaitCPU / r.WindowSeconds * 60
+			gcPerMin += r.WaitGCCPU / r.WindowSeconds * 60
 		}
-		b.Logf("%s profile, %d processes (at most %d connections each), load average %s: %d terminals, %d connections; warm-up to the last process ready %.1f s; RSS peak of the sum %.2f GiB, sum of peaks %.2f GiB, waiting %.2f GiB, live %.2f GiB; one process (sum - %d baselines of %.1f MiB): peak %.2f, waiting %.2f GiB; CPU while waiting %.2f s per minute (all processes); %d transactions ran",
+		b.Logf("%s profile, %d processes (at most %d connections each), load average %s: %d terminals, %d connections; warm-up to the last process ready %.1f s; RSS peak of the sum %.2f GiB, sum of peaks %.2f GiB, waiting %.2f GiB, live %.2f GiB; one process (sum - %d baselines of %.1f MiB): peak %.2f, waiting %.2f GiB; CPU while waiting %.2f s per minute (all processes), of which the Go collector's %.2f s; %d transactions ran",
 			prof, len(res), maxConns, loadAvg(), sum.Terminals, sum.Conns, time.Unix(0, lastReady).Sub(start).Seconds(),
-			gib(peakSum), gib(sum.HWM), gib(sum.WaitRSS), gib(sum.LiveRSS), len(res)-1, mib(base), oneProc(sum.HWM), oneProc(sum.WaitRSS), perMin, sum.Transactions)
+			gib(peakSum), gib(sum.HWM), gib(sum.WaitRSS), gib(sum.LiveRSS), len(res)-1, mib(base), oneProc(sum.HWM), oneProc(sum.WaitRSS), perMin, gcPerMin, sum.Transactions)
 		b.ReportMetric(float64(len(res)), "processes")
 		b.ReportMetric(float64(sum.Terminals), "terminals")
 		b.ReportMetric(float64(sum.Conns), "conns")
@@ -465,6 +484,7 @@ func BenchmarkHost200k(b *testing.B) {
 		b.ReportMetric(gib(sum.WaitRSS), "waiting-RSS-GiB")
 		b.ReportMetric(float64(sum.LiveHeap)/float64(sum.Conns), "live-heap-B/conn-incl-terminals")
 		b.ReportMetric(perMin, "waiting-CPU-s/min")
+		b.ReportMetric(gcPerMin, "waiting-GC-CPU-s/min")
 		b.ReportMetric(mib(base), "baseline-RSS-MiB")
 		b.ReportMetric(float64(sum.Transactions), "transactions")
 	}
