@@ -138,7 +138,7 @@ echo
 printf '%-34s' "PgBouncer $ver${METHOD:+ (--method $METHOD)}"; for p in $PROFILES; do printf '%16s' "$p"; done; echo
 for m in processes terminals conns warmup-s dial-s-max warm-s-max warmup-CPU-s peak-RSS-GiB-sum-sampled \
   peak-RSS-GiB-sum-of-HWM peak-RSS-GiB-one-process waiting-RSS-GiB baseline-RSS-MiB \
-  live-heap-B/conn-incl-terminals waiting-CPU-s/min transactions; do
+  live-heap-B/conn-incl-terminals waiting-CPU-s/min waiting-GC-CPU-s/min transactions; do
   printf '%-34s' "$m"
   for p in $PROFILES; do
     v=$(awk -v m="$m" '/^BenchmarkHost200k/{for(i=1;i<NF;i++) if($(i+1)==m) print $i}' "$D/bench.$p")
