@@ -22,8 +22,11 @@ B=$(realpath "${BENCHRIG:?set BENCHRIG}"); PROF=${PROFILE:-functions}; L=${LABEL
 RAMP=${RAMP:-30}; MEASURE=${MEASURE:-60}; HZ=$(getconf CLK_TCK)
 [ -f "$D/pg/PG_VERSION" ] || { echo "$D/pg: no server; run compare-hammerdb.sh on $D first" >&2; exit 1; }
 runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -l "$D/pg.log" -o "-p $PORT -c shared_buffers=256MB -c max_connections=100 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$D" -w start >/dev/null || exit 1
-trap 'runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -m fast stop >/dev/null' EXIT
 P="psql -q -h 127.0.0.1 -p $PORT -U postgres -d postgres"
+# On every exit: the slot below goes (a slot left behind keeps all WAL
+# from then on), then the server stops.
+trap '$P -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '"'server_profile'"'" >/dev/null
+  runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -m fast stop >/dev/null' EXIT
 Q="psql -h 127.0.0.1 -p $PORT -U postgres -d br"
 $P -c "CREATE EXTENSION IF NOT EXISTS pg_walinspect" -c "DROP DATABASE IF EXISTS br" -c "CREATE DATABASE br TEMPLATE br_${L}_base" -c checkpoint || exit 1
 
@@ -81,7 +84,6 @@ echo
 echo "WAL per New-Order by record type (bytes):"
 $P -c "SELECT \"resource_manager/record_type\" AS record, count, round(record_size / $no.0) AS records, round(fpi_size / $no.0) AS page_images, round(combined_size / $no.0) AS total
 FROM pg_get_wal_stats('$w0', '$w1', true) WHERE count > 0 ORDER BY combined_size DESC"
-$P -c "SELECT pg_drop_replication_slot('server_profile')" >/dev/null
 $P -tAc "SELECT 'all: ' || round(pg_wal_lsn_diff('$w1', '$w0') / $no.0) || ' bytes per New-Order'"
 echo
 echo "updates in the window, and how many stayed on their page (HOT):"
