@@ -418,6 +418,22 @@ WHERE relkind IN ('r', 'p') AND relnamespace = 'public'::regnamespace AND relnam
 	}
 }
 
+// initFillFactor85 is a connection to a new database on a real server
+// (no fsync) with the schema of one warehouse at fillfactor 85, no rows.
+func initFillFactor85(ctx context.Context, t *testing.T) *pgx.Conn {
+	t.Helper()
+	s := pgtest.Start(t, pgtest.NoSync())
+	conn, err := pgx.Connect(ctx, s.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	if err := Init(ctx, conn, InitOptions{Warehouses: 1, Seed: 1, Partitions: 1, Dialect: Postgres, FillFactor: 85}); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
 // TestStockUpdateWAL: New-Order's update of a stock row's four counters
 // logs little WAL on PostgreSQL because the counters are adjacent in the
 // table (stockPgOrder): the same update of the same row in workload's
@@ -427,16 +443,8 @@ WHERE relkind IN ('r', 'p') AND relnamespace = 'public'::regnamespace AND relnam
 // page's image), which stays on its page (fillfactor 85).
 func TestStockUpdateWAL(t *testing.T) {
 	t.Parallel()
-	s := pgtest.Start(t, pgtest.NoSync())
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if err := Init(ctx, conn, InitOptions{Warehouses: 1, Seed: 1, Partitions: 1, Dialect: Postgres, FillFactor: 85}); err != nil {
-		t.Fatal(err)
-	}
+	conn := initFillFactor85(ctx, t)
 	st, _ := TableByName("stock")
 	if _, err := conn.Exec(ctx, "CREATE TABLE stock_workload_order ("+strings.Join(st.columns, ", ")+", PRIMARY KEY (s_w_id, s_i_id)) WITH (fillfactor = 85)"); err != nil {
 		t.Fatal(err)
@@ -488,16 +496,8 @@ func TestStockUpdateWAL(t *testing.T) {
 // transaction's own updates, on a real server at fillfactor 85.
 func TestDeliveryOrderUpdateIsHOT(t *testing.T) {
 	t.Parallel()
-	s := pgtest.Start(t, pgtest.NoSync())
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if err := Init(ctx, conn, InitOptions{Warehouses: 1, Seed: 1, Partitions: 1, Dialect: Postgres, FillFactor: 85}); err != nil {
-		t.Fatal(err)
-	}
+	conn := initFillFactor85(ctx, t)
 	const orders = 20
 	if _, err := conn.Exec(ctx, `INSERT INTO "order" (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
 SELECT g, 1, 0, g, now(), NULL, 10, 1 FROM generate_series(1, $1) AS g`, orders); err != nil {
