@@ -48,9 +48,14 @@ type LoadOptions struct {
 	// tests that compare two loads.
 	Now time.Time
 
-	// afterCommit is called when a warehouse (itemsUnit: item) is committed;
-	// tests use it to interrupt a load at a known point.
-	afterCommit func(w int)
+	// beforeCommit is called when a warehouse (itemsUnit: item) is about
+	// to commit, and afterCommit when it has; tests use them to interrupt
+	// a load at a known point. A cancellation that lands while COMMIT is
+	// in flight leaves its outcome unknown to the client (the server may
+	// have committed), so a test that wants an exact count holds the
+	// other units in beforeCommit until it has cancelled.
+	beforeCommit func(w int)
+	afterCommit  func(w int)
 }
 
 // LoadStats summarise a Load.
@@ -191,10 +196,14 @@ func Load(ctx context.Context, connect Connector, o LoadOptions) (LoadStats, err
 			}
 			defer func() { conns <- conn }()
 			var loaded bool
+			var before func()
+			if o.beforeCommit != nil {
+				before = func() { o.beforeCommit(w) }
+			}
 			if w == itemsUnit {
-				loaded, err = loadUnit(gctx, conn, o.Dialect, itemsUnit, []tableJob{{schemaTables()[0], newItemGen(meta.Seed)}}, &rows)
+				loaded, err = loadUnit(gctx, conn, o.Dialect, itemsUnit, []tableJob{{schemaTables()[0], newItemGen(meta.Seed)}}, &rows, before)
 			} else {
-				loaded, err = loadUnit(gctx, conn, o.Dialect, w, warehouseJobs(meta.Seed, w, meta.Load.CLast, now), &rows)
+				loaded, err = loadUnit(gctx, conn, o.Dialect, w, warehouseJobs(meta.Seed, w, meta.Load.CLast, now), &rows, before)
 			}
 			if err != nil {
 				what := fmt.Sprintf("warehouse %d", w)
@@ -309,7 +318,8 @@ func loadedSet(ctx context.Context, conn *pgx.Conn, from, to int) (map[int]bool,
 }
 
 // loadUnit loads one warehouse (or, w = itemsUnit, the item table) atomically and
-// reports whether it did (false: someone else had already).
+// reports whether it did (false: someone else had already). beforeCommit,
+// if not nil, is called before the unit's last write (LoadOptions).
 //
 // PostgreSQL: one transaction that first inserts the marker row, so a
 // concurrent loader of the same warehouse blocks on the marker's key and
@@ -320,7 +330,7 @@ func loadedSet(ctx context.Context, conn *pgx.Conn, from, to int) (map[int]bool,
 // rows a killed earlier attempt left, COPY each table (CockroachDB commits
 // COPY in batches), then insert the marker. The marker is the last write,
 // so "marked" still implies "complete".
-func loadUnit(ctx context.Context, conn *pgx.Conn, d Dialect, w int, jobs []tableJob, rows *atomic.Int64) (bool, error) {
+func loadUnit(ctx context.Context, conn *pgx.Conn, d Dialect, w int, jobs []tableJob, rows *atomic.Int64, beforeCommit func()) (bool, error) {
 	onRows := func(n int64) { rows.Add(n) }
 	if d == Cockroach {
 		var exists bool
@@ -351,6 +361,9 @@ func loadUnit(ctx context.Context, conn *pgx.Conn, d Dialect, w int, jobs []tabl
 				return false, fmt.Errorf("copy %s: %w", j.table.Name, err)
 			}
 		}
+		if beforeCommit != nil {
+			beforeCommit()
+		}
 		if _, err := conn.Exec(ctx, `INSERT INTO `+loadedTable+` (w_id) VALUES ($1) ON CONFLICT (w_id) DO NOTHING`, w); err != nil {
 			return false, fmt.Errorf("write marker: %w", err)
 		}
@@ -377,6 +390,9 @@ func loadUnit(ctx context.Context, conn *pgx.Conn, d Dialect, w int, jobs []tabl
 			return false, fmt.Errorf("copy %s: %w", j.table.Name, err)
 		}
 		copied += r.rows.Load()
+	}
+	if beforeCommit != nil {
+		beforeCommit()
 	}
 	if err := tx.Commit(ctx); err != nil {
 		rows.Add(-copied)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/benchrig/benchrig/tpcc/pgtest"
@@ -185,7 +186,17 @@ func TestLoadInterruptedResumed(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var once sync.Once
+	var first atomic.Bool
 	st, err := Load(ctx, URLConnector([]string{url}), LoadOptions{Concurrency: 2, Now: testNow,
+		// The first warehouse to finish commits and cancels; one that
+		// finishes its COPY before the cancellation waits for it, so that
+		// its COMMIT is refused before it is sent rather than racing the
+		// cancellation (CI saw "2 markers, stats say 1" that way).
+		beforeCommit: func(w int) {
+			if w != itemsUnit && !first.CompareAndSwap(false, true) {
+				<-ctx.Done()
+			}
+		},
 		afterCommit: func(w int) {
 			if w != itemsUnit {
 				once.Do(cancel)
