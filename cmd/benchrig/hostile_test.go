@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/cmd/benchrig/e2e"
 	"github.com/benchrig/benchrig/orchestrator"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
@@ -199,7 +200,7 @@ func runHostile(t *testing.T, plans []string, marker string) {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {
 			prefix := fmt.Sprintf("benchrig-hostile-%d-%d", time.Now().UnixNano()%1e9, i)
-			port := freePort(t, ip)
+			port := e2e.FreePort(t, ip)
 			data, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -228,10 +229,10 @@ func runHostile(t *testing.T, plans []string, marker string) {
 			})
 			code, out, errOut := runCLI(t, "run", "--runs-dir", filepath.Join(dir, "runs"), plan)
 			if code != exitOK {
-				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, lastN(out, 40), errOut)
+				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, e2e.LastN(out, 40), errOut)
 			}
 			if _, err := os.Stat(marker); err == nil {
-				t.Fatalf("a payload ran:\n%s", lastN(out, 40))
+				t.Fatalf("a payload ran:\n%s", e2e.LastN(out, 40))
 			}
 			// Plan values reach report.md escaped: no raw HTML tag.
 			reports, _ := filepath.Glob(filepath.Join(dir, "runs", "*", "report.md"))

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,14 +25,7 @@ func TestMain(m *testing.M) {
 		args := append([]string{"benchrig"}, strings.Fields(os.Getenv("BENCHRIG_CLI_ARGS"))...)
 		os.Exit(run(context.Background(), args, os.Stdout, os.Stderr))
 	}
-	code := m.Run()
-	// The e2e tests' binary (benchrigBinary) is built once per process
-	// into a directory of its own; t.TempDir cannot hold it, as it
-	// outlives every test.
-	if builtBin != "" {
-		os.RemoveAll(filepath.Dir(builtBin))
-	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // TestTpccLoadKilledResumed: init, a load process killed with SIGKILL

@@ -12,5 +12,5 @@
 #   CRUD=1 docs/measure/uplink.sh       the rehearsal's shape: 81 nodes, 5 workload hosts, crud
 set -eu
 cd "$(dirname "$0")/../.."
-BENCHRIG_SHARE_HOSTS="${1:-86}" BENCHRIG_SHARE_CRUD="${CRUD:-}" go test ./cmd/benchrig -run 'TestInstallSendsBinaryOnce$' -count=1 -v -timeout 30m |
+BENCHRIG_SHARE_HOSTS="${1:-86}" BENCHRIG_SHARE_CRUD="${CRUD:-}" go test ./cmd/benchrig/e2e -run 'TestInstallSendsBinaryOnce$' -count=1 -v -timeout 30m |
 	grep -E 'UPLINK|install of|second install|^(--- |ok|FAIL)'

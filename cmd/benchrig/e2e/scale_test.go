@@ -1,4 +1,4 @@
-package main
+package e2e_test
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/cmd/benchrig/e2e"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
@@ -23,27 +24,27 @@ const scaleNodes = 12
 // newScaleE2E starts a lab of scaleNodes PostgreSQL nodes (4 racks) and
 // one workload host (or takes the lab of an earlier one, on) and writes a
 // plan of the stages given, with settings (YAML lines, may be empty).
-func newScaleE2E(t *testing.T, on *e2e, stages, settings string) *e2e {
-	e := newE2EBase(t)
+func newScaleE2E(t *testing.T, on *e2e.Env, stages, settings string) *e2e.Env {
+	e := e2e.NewBase(t)
 	if on != nil {
-		e.lab = on.lab
+		e.Lab = on.Lab
 	} else {
-		e.lab = sshtest.StartT(t, scaleNodes+1)
+		e.Lab = sshtest.StartT(t, scaleNodes+1)
 	}
-	u, err := user.Lookup(e.lab.User())
+	u, err := user.Lookup(e.Lab.User())
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.home = u.HomeDir
-	e.prefix = fmt.Sprintf("benchrig-e2e-%d", time.Now().UnixNano()%1e9)
+	e.Home = u.HomeDir
+	e.Prefix = fmt.Sprintf("benchrig-e2e-%d", time.Now().UnixNano()%1e9)
 	var addrs, names []string
 	for i := 1; i <= scaleNodes; i++ {
 		addrs = append(addrs, fmt.Sprintf("127.0.0.%d", i+1))
 		names = append(names, fmt.Sprintf("db%d", i))
 	}
-	e.port = freePort(t, addrs...)
-	cfg := filepath.Join(e.lab.Dir(), "ssh_config")
-	if err := e.lab.WriteSSHConfig(cfg, "lab-", append(names, "load1")); err != nil {
+	e.Port = e2e.FreePort(t, addrs...)
+	cfg := filepath.Join(e.Lab.Dir(), "ssh_config")
+	if err := e.Lab.WriteSSHConfig(cfg, "lab-", append(names, "load1")); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -73,20 +74,20 @@ tpcc:
   ramp: 1s
   duration: 5s
 stages: [%s]
-`, cfg, e.lab.KnownHostsPath(), scaleNodes, scaleNodes, scaleNodes+1, e.port, e.prefix, scaleNodes, e.prefix, e.pgbin, settings, stages)
-	e.plan = filepath.Join(dir, "e2e.yaml")
-	if err := os.WriteFile(e.plan, []byte(plan), 0o644); err != nil {
+`, cfg, e.Lab.KnownHostsPath(), scaleNodes, scaleNodes, scaleNodes+1, e.Port, e.Prefix, scaleNodes, e.Prefix, e.PGBin, settings, stages)
+	e.Plan = filepath.Join(dir, "e2e.yaml")
+	if err := os.WriteFile(e.Plan, []byte(plan), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.runs = filepath.Join(dir, "runs")
+	e.Runs = filepath.Join(dir, "runs")
 	t.Cleanup(func() {
 		for _, n := range names {
-			_ = e.asLoginUser(e.pgbin+"/pg_ctl", "-D", filepath.Join(e.home, e.prefix, n, "pgdata"), "-m", "immediate", "stop").Run()
+			_ = e.AsLoginUser(e.PGBin+"/pg_ctl", "-D", filepath.Join(e.Home, e.Prefix, n, "pgdata"), "-m", "immediate", "stop").Run()
 		}
 		if !t.Failed() {
-			_ = e.asLoginUser("rm", "-rf", filepath.Join(e.home, e.prefix)).Run()
+			_ = e.AsLoginUser("rm", "-rf", filepath.Join(e.Home, e.Prefix)).Run()
 		} else {
-			t.Logf("orchestrator output:\n%s", lastN(e.logs.String(), 80))
+			t.Logf("orchestrator output:\n%s", e2e.LastN(e.Logs.String(), 80))
 		}
 	})
 	return e
@@ -102,26 +103,26 @@ stages: [%s]
 // time; init waits until all 11 stream; teardown --wipe removes it all.
 func TestPostgresTwelveNodes(t *testing.T) {
 	bad := newScaleE2E(t, nil, "preflight, install, start, init", "settings:\n  cluster:\n    max_wal_senders: 10\n")
-	bad.start("run", "--runs-dir", bad.runs, bad.plan)
-	if code := bad.wait(3 * time.Minute); code != exitCheck {
-		t.Fatalf("a plan whose max_wal_senders cannot serve its standbys: exit %d, want %d\n%s", code, exitCheck, lastN(bad.logs.String(), 30))
+	bad.Start("run", "--runs-dir", bad.Runs, bad.Plan)
+	if code := bad.Wait(3 * time.Minute); code != e2e.ExitCheck {
+		t.Fatalf("a plan whose max_wal_senders cannot serve its standbys: exit %d, want %d\n%s", code, e2e.ExitCheck, e2e.LastN(bad.Logs.String(), 30))
 	}
-	out := bad.logs.String()
+	out := bad.Logs.String()
 	if !strings.Contains(out, "FAIL: max_wal_senders 10 (settings) is below the 19 the start stage needs (11 standbys streaming, 8 copying at once with 2 each)") ||
 		!strings.Contains(out, "preflight failed on 1 of 13 hosts") || strings.Contains(out, "== stage install") {
-		t.Errorf("preflight does not refuse the plan, or not before install:\n%s", lastN(out, 30))
+		t.Errorf("preflight does not refuse the plan, or not before install:\n%s", e2e.LastN(out, 30))
 	}
-	if _, err := os.Stat(filepath.Join(bad.home, bad.prefix, "db1", "pgdata")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(bad.Home, bad.Prefix, "db1", "pgdata")); !os.IsNotExist(err) {
 		t.Errorf("a refused plan made the primary's data directory: %v", err)
 	}
 
 	e := newScaleE2E(t, bad, "preflight, install, start, init", "")
-	e.start("run", "--runs-dir", e.runs, e.plan)
-	if code := e.wait(5 * time.Minute); code != 0 {
+	e.Start("run", "--runs-dir", e.Runs, e.Plan)
+	if code := e.Wait(5 * time.Minute); code != 0 {
 		t.Fatalf("benchrig run of %d nodes exited %d", scaleNodes, code)
 	}
 	psql := func(sql string) string {
-		out, err := e.asLoginUser(e.pgbin+"/psql", "-X", "-tAq", "-h", "127.0.0.2", "-p", fmt.Sprint(e.port), "-d", "postgres", "-c", sql).CombinedOutput()
+		out, err := e.AsLoginUser(e.PGBin+"/psql", "-X", "-tAq", "-h", "127.0.0.2", "-p", fmt.Sprint(e.Port), "-d", "postgres", "-c", sql).CombinedOutput()
 		if err != nil {
 			t.Fatalf("psql %s: %v\n%s", sql, err, out)
 		}
@@ -135,7 +136,7 @@ func TestPostgresTwelveNodes(t *testing.T) {
 	}
 	// The start stage's order, from the run's state: the primary done
 	// before any standby began; standbys overlapping, never more than 8.
-	st, err := rundir.ReadState(filepath.Join(e.runDir(), "state.json"))
+	st, err := rundir.ReadState(filepath.Join(e.RunDir(), "state.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,23 +180,23 @@ func TestPostgresTwelveNodes(t *testing.T) {
 	if most < 2 || most > 8 {
 		t.Errorf("at most %d standbys started at once, want 2 to 8 (in parallel, bounded)", most)
 	}
-	out2, err := runBenchrig(e, "teardown", e.plan, "--wipe", "--yes")
+	out2, err := runBenchrig(e, "teardown", e.Plan, "--wipe", "--yes")
 	if err != nil {
-		t.Fatalf("teardown --wipe: %v\n%s", err, lastN(out2, 30))
+		t.Fatalf("teardown --wipe: %v\n%s", err, e2e.LastN(out2, 30))
 	}
 	for _, h := range []string{"db1", "db12", "load1"} {
-		if _, err := os.Stat(filepath.Join(e.home, e.prefix, h)); !os.IsNotExist(err) {
+		if _, err := os.Stat(filepath.Join(e.Home, e.Prefix, h)); !os.IsNotExist(err) {
 			t.Errorf("%s's work directory is still there after teardown --wipe: %v", h, err)
 		}
 	}
 }
 
 // runBenchrig runs the built benchrig to its end and returns its output.
-func runBenchrig(e *e2e, args ...string) (string, error) {
-	e.start(args...)
-	code := e.wait(3 * time.Minute)
+func runBenchrig(e *e2e.Env, args ...string) (string, error) {
+	e.Start(args...)
+	code := e.Wait(3 * time.Minute)
 	if code != 0 {
-		return e.logs.String(), fmt.Errorf("exit %d", code)
+		return e.Logs.String(), fmt.Errorf("exit %d", code)
 	}
-	return e.logs.String(), nil
+	return e.Logs.String(), nil
 }

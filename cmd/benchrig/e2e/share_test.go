@@ -1,4 +1,4 @@
-package main
+package e2e_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/cmd/benchrig/e2e"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
 
@@ -52,7 +53,7 @@ func newShareLab(t *testing.T, n, work int, bench string) *shareLab {
 		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
 	}
 	sort.Strings(pgbins)
-	s := &shareLab{t: t, bin: benchrigBinary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), runs: filepath.Join(t.TempDir(), "runs"), work: work, bench: bench}
+	s := &shareLab{t: t, bin: e2e.Binary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), runs: filepath.Join(t.TempDir(), "runs"), work: work, bench: bench}
 	s.lab = sshtest.StartT(t, n, sshtest.WithProxies(), sshtest.WithMaxStartups("100:30:200"))
 	for i := 1; i <= n-work; i++ {
 		s.names = append(s.names, fmt.Sprintf("db%d", i))
@@ -72,7 +73,7 @@ func newShareLab(t *testing.T, n, work int, bench string) *shareLab {
 	for i := 0; i < n-work; i++ {
 		addrs = append(addrs, fmt.Sprintf("127.0.0.%d", i+2))
 	}
-	s.port = freePort(t, addrs...)
+	s.port = e2e.FreePort(t, addrs...)
 	return s
 }
 
@@ -130,7 +131,7 @@ func (s *shareLab) install(plan string) (int64, string) {
 	start := time.Now()
 	out, err := runBenchrigTimed(s.bin, 10*time.Minute, "run", "--runs-dir", s.runs, "--only", "install", plan)
 	if err != nil {
-		s.t.Fatalf("benchrig run --only install: %v\n%s", err, lastN(out, 60))
+		s.t.Fatalf("benchrig run --only install: %v\n%s", err, e2e.LastN(out, 60))
 	}
 	s.t.Logf("install of %d hosts: %s", len(s.names), time.Since(start).Round(time.Millisecond))
 	if os.Getenv("SHARE_DEBUG") != "" {
@@ -230,7 +231,7 @@ func TestInstallPeerStalls(t *testing.T) {
 	said := grepLines(out, "could not fetch")
 	for _, name := range s.names[1:] {
 		if !strings.Contains(said, name+": could not fetch") || !strings.Contains(said, "curl: (28)") {
-			t.Errorf("%s: no fallback for the stall said:\n%s", name, lastN(out, 40))
+			t.Errorf("%s: no fallback for the stall said:\n%s", name, e2e.LastN(out, 40))
 		}
 	}
 	t.Logf("stalled peer: %s, %d bytes sent", took.Round(time.Second), sent)

@@ -1,15 +1,15 @@
-package main
+package faults_test
 
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/cmd/benchrig/e2e"
 	"github.com/benchrig/benchrig/orchestrator/report"
 )
 
@@ -22,13 +22,13 @@ import (
 // written outside the run directory, and no host markup in the report.
 // Last, load2's honest files again: the run completes with exit 0.
 func TestHostileHosts(t *testing.T) {
-	e := newE2E(t, "3s", planOpts{stages: "install, start, init, configure, import, run, collect, merge"})
-	e.start("run", "--runs-dir", e.runs, "--start-lead", "1s", e.plan)
-	if code := e.wait(5 * time.Minute); code != 0 {
-		t.Fatalf("the honest run exited %d:\n%s", code, lastN(e.logs.String(), 30))
+	e := e2e.New(t, "3s", e2e.PlanOpts{Stages: "install, start, init, configure, import, run, collect, merge"})
+	e.Start("run", "--runs-dir", e.Runs, "--start-lead", "1s", e.Plan)
+	if code := e.Wait(5 * time.Minute); code != 0 {
+		t.Fatalf("the honest run exited %d:\n%s", code, e2e.LastN(e.Logs.String(), 30))
 	}
-	runDir := e.runDir()
-	host2 := filepath.Join(e.home, e.prefix, "load2")
+	runDir := e.RunDir()
+	host2 := filepath.Join(e.Home, e.Prefix, "load2")
 	hist := filepath.Join(host2, "workload2.histogram.ndjson")
 	ticks := filepath.Join(host2, "workload2.ticks.jsonl")
 	honest := map[string][]byte{}
@@ -39,7 +39,7 @@ func TestHostileHosts(t *testing.T) {
 		}
 		honest[f] = b
 	}
-	load1 := readReport(t, runDir).Result.Hosts
+	load1 := e2e.ReadReport(t, runDir).Result.Hosts
 	restore := func() {
 		for f, b := range honest {
 			os.Remove(f)
@@ -56,16 +56,16 @@ func TestHostileHosts(t *testing.T) {
 		t.Helper()
 		restore()
 		hostile()
-		e.logs.Reset()
+		e.Logs.Reset()
 		start := time.Now()
-		e.start("resume", "--from", "collect", runDir)
-		code := e.wait(3 * time.Minute)
-		out := e.logs.String()
-		if code != exitIncomplete {
-			t.Fatalf("resume with a hostile load2 exited %d, want %d:\n%s", code, exitIncomplete, lastN(out, 30))
+		e.Start("resume", "--from", "collect", runDir)
+		code := e.Wait(3 * time.Minute)
+		out := e.Logs.String()
+		if code != e2e.ExitIncomplete {
+			t.Fatalf("resume with a hostile load2 exited %d, want %d:\n%s", code, e2e.ExitIncomplete, e2e.LastN(out, 30))
 		}
-		t.Logf("refused in %v: %s", time.Since(start).Round(time.Second), firstLineWith(out, "refused"))
-		r := readReport(t, runDir)
+		t.Logf("refused in %v: %s", time.Since(start).Round(time.Second), e2e.FirstLineWith(out, "refused"))
+		r := e2e.ReadReport(t, runDir)
 		if r.Result == nil || len(r.Result.Incomplete) != 1 || !r.Result.Incomplete[0].Refused || r.Result.Incomplete[0].Host != "load2" ||
 			!strings.Contains(r.Result.Incomplete[0].Reason, why) {
 			t.Fatalf("report.json does not name load2 as refused for %q: %+v", why, r.Result)
@@ -79,7 +79,7 @@ func TestHostileHosts(t *testing.T) {
 		}
 		md, _ := os.ReadFile(filepath.Join(runDir, "report.md"))
 		if !strings.Contains(string(md), "INCOMPLETE") || !strings.Contains(string(md), "load2 refused") {
-			t.Errorf("report.md does not name load2 as refused:\n%s", lastN(string(md), 40))
+			t.Errorf("report.md does not name load2 as refused:\n%s", e2e.LastN(string(md), 40))
 		}
 		// Nothing beside the run directory; nothing of load2's under
 		// results/load2 but its honest, untouched samples and records.
@@ -95,9 +95,9 @@ func TestHostileHosts(t *testing.T) {
 	t.Run("1 files: symlink and FIFO", func(t *testing.T) {
 		resume(t, "symbolic link", func() {
 			os.Remove(hist)
-			must(t, os.Symlink(outside, hist))
+			e2e.Must(t, os.Symlink(outside, hist))
 			os.Remove(ticks)
-			must(t, syscall.Mkfifo(ticks, 0o644)) // an open would wait forever
+			e2e.Must(t, syscall.Mkfifo(ticks, 0o644)) // an open would wait forever
 		})
 		if _, err := os.Lstat(outside); err == nil {
 			t.Error("a file was written where load2's symlink points")
@@ -106,27 +106,27 @@ func TestHostileHosts(t *testing.T) {
 	t.Run("2 bounds: 65 MiB histogram", func(t *testing.T) {
 		resume(t, "more than the 67108864", func() {
 			f, err := os.OpenFile(hist, os.O_WRONLY|os.O_APPEND, 0)
-			must(t, err)
-			must(t, f.Truncate(65<<20)) // sparse: offered, not written
+			e2e.Must(t, err)
+			e2e.Must(t, f.Truncate(65<<20)) // sparse: offered, not written
 			f.Close()
 		})
 	})
 	t.Run("4 strict: another file's content", func(t *testing.T) {
 		resume(t, "malformed", func() {
 			b, err := os.ReadFile(filepath.Join(host2, "workload2.result.json"))
-			must(t, err)
-			must(t, os.WriteFile(hist, bytes.ReplaceAll(b, []byte("\n"), nil), 0o644))
+			e2e.Must(t, err)
+			e2e.Must(t, os.WriteFile(hist, bytes.ReplaceAll(b, []byte("\n"), nil), 0o644))
 		})
 	})
 	t.Run("5 one host cannot spoil the others: garbage", func(t *testing.T) {
 		// Checked by resume in every case; here the plainest garbage.
-		resume(t, "malformed", func() { must(t, os.WriteFile(hist, []byte("\x00\xff{garbage\n"), 0o644)) })
+		resume(t, "malformed", func() { e2e.Must(t, os.WriteFile(hist, []byte("\x00\xff{garbage\n"), 0o644)) })
 	})
 	t.Run("6 markup stays text", func(t *testing.T) {
 		payload := `<img src=x onerror=alert(1)>`
 		resume(t, "malformed", func() {
 			line := strings.Replace(strings.SplitAfter(string(honest[hist]), "\n")[0], `"Name":`, `"`+payload+`":1,"Name":`, 1)
-			must(t, os.WriteFile(hist, []byte(line), 0o644))
+			e2e.Must(t, os.WriteFile(hist, []byte(line), 0o644))
 		})
 		for _, f := range []string{"report.md", "report.json", "tpmc.svg", "latency.svg", "results/merged.result.json"} {
 			b, _ := os.ReadFile(filepath.Join(runDir, f))
@@ -135,43 +135,20 @@ func TestHostileHosts(t *testing.T) {
 				t.Errorf("%s carries load2's markup", f)
 			}
 		}
-		om, _ := e.runBenchrig("export", runDir)
+		om, _ := e.RunBenchrig("export", runDir)
 		if strings.Contains(om, "<img") {
 			t.Error("export carries load2's markup")
 		}
 	})
 
 	restore()
-	e.logs.Reset()
-	e.start("resume", "--from", "collect", runDir)
-	if code := e.wait(3 * time.Minute); code != 0 {
-		t.Fatalf("resume with load2's honest files again exited %d:\n%s", code, lastN(e.logs.String(), 30))
+	e.Logs.Reset()
+	e.Start("resume", "--from", "collect", runDir)
+	if code := e.Wait(3 * time.Minute); code != 0 {
+		t.Fatalf("resume with load2's honest files again exited %d:\n%s", code, e2e.LastN(e.Logs.String(), 30))
 	}
 	if m, _ := filepath.Glob(filepath.Join(runDir, "results", "load2", "*.refused")); len(m) > 0 {
 		t.Errorf("refusal records outlived the honest files: %v", m)
 	}
-	e.checkResult(runDir)
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// firstLineWith is the first line of out containing s.
-func firstLineWith(out, s string) string {
-	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, s) {
-			return l
-		}
-	}
-	return ""
-}
-
-// runBenchrig runs the binary to the end and returns its output.
-func (e *e2e) runBenchrig(args ...string) (string, error) {
-	out, err := exec.Command(e.bin, args...).CombinedOutput()
-	return string(out), err
+	e.CheckResult(runDir)
 }

@@ -1,0 +1,7 @@
+// Package faults runs benchrig end to end on package e2e's lab with faults
+// made to order while the orchestrator runs as a separate process: every
+// host behind a fault proxy (sshtest.WithProxies) where a test needs one,
+// sshd and jobs killed, links reset, slowed and black-holed, the
+// orchestrator SIGKILLed and resumed, and hosts that answer with hostile
+// data. It has only tests.
+package faults
