@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 	"github.com/jackc/pgx/v5"
@@ -191,10 +192,15 @@ func TestLoadInterruptedResumed(t *testing.T) {
 		// The first warehouse to finish commits and cancels; one that
 		// finishes its COPY before the cancellation waits for it, so that
 		// its COMMIT is refused before it is sent rather than racing the
-		// cancellation (CI saw "2 markers, stats say 1" that way).
+		// cancellation (CI saw "2 markers, stats say 1" that way). The
+		// wait is bounded: should the first never commit, the test fails
+		// on its counts instead of hanging.
 		beforeCommit: func(w int) {
 			if w != itemsUnit && !first.CompareAndSwap(false, true) {
-				<-ctx.Done()
+				select {
+				case <-ctx.Done():
+				case <-time.After(2 * time.Minute):
+				}
 			}
 		},
 		afterCommit: func(w int) {

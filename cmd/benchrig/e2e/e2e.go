@@ -34,7 +34,8 @@ var (
 	buildErr  error
 )
 
-// Binary builds this command once per test process.
+// Binary builds the benchrig command once per test process (Main removes
+// it).
 func Binary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
