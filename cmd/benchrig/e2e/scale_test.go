@@ -180,7 +180,7 @@ func TestPostgresTwelveNodes(t *testing.T) {
 	if most < 2 || most > 8 {
 		t.Errorf("at most %d standbys started at once, want 2 to 8 (in parallel, bounded)", most)
 	}
-	out2, err := runBenchrig(e, "teardown", e.Plan, "--wipe", "--yes")
+	out2, err := runToEnd(e, "teardown", e.Plan, "--wipe", "--yes")
 	if err != nil {
 		t.Fatalf("teardown --wipe: %v\n%s", err, e2e.LastN(out2, 30))
 	}
@@ -191,8 +191,10 @@ func TestPostgresTwelveNodes(t *testing.T) {
 	}
 }
 
-// runBenchrig runs the built benchrig to its end and returns its output.
-func runBenchrig(e *e2e.Env, args ...string) (string, error) {
+// runToEnd runs the built benchrig in the background (Env.Start) and waits
+// for its end (at most 3 minutes), returning what it printed; unlike
+// Env.RunBenchrig, its output stays in e.Logs for the test's failure log.
+func runToEnd(e *e2e.Env, args ...string) (string, error) {
 	e.Start(args...)
 	code := e.Wait(3 * time.Minute)
 	if code != 0 {

@@ -269,7 +269,7 @@ func fileSize(t *testing.T, path string) int64 {
 	return st.Size()
 }
 
-// runBenchrig runs the built binary to its end (at most timeout) and
+// runBenchrigTimed runs the built binary to its end (at most timeout) and
 // returns its output.
 func runBenchrigTimed(bin string, timeout time.Duration, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
