@@ -183,6 +183,10 @@ type Settings struct {
 	GCTTLSeconds int `yaml:"gc_ttl_seconds"`
 
 	ordered []Setting
+	// allowed are the settings the operator allowed for this run
+	// (Options.AllowSettings; allowAll for a read-only caller): Guarded
+	// leaves them to the operator.
+	allowed map[string]bool
 }
 
 // Setting is one name = value pair.
@@ -378,6 +382,7 @@ func ParsePlan(file string, data []byte, opts ...Options) (*Plan, error) {
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
+	n.Settings.allowed = vs.allow
 	return n, nil
 }
 

@@ -188,16 +188,24 @@ func (f postgresFlavor) init(st *Stage) {
 }
 
 // configure applies the settings with ALTER SYSTEM on every node (the
-// file it writes is per server) and reloads them.
+// file it writes is per server) and reloads them. The server judges them
+// first (plan.PostgresSettingsGuard): a parameter its own catalogue says
+// names code or a place on disk stops the step before any ALTER SYSTEM,
+// whatever its name, unless the operator allowed it. The start stage
+// needs no such guard: it writes only benchrig's own sizing, constant
+// names with numbers (pgSetting.Line), never a plan's setting.
 func (f postgresFlavor) configure(st *Stage) {
 	if f.p.License != nil {
 		st.Notes = append(st.Notes, "postgres: no licence to set, license skipped")
 	}
 	var stmts []string
+	if names := f.p.Settings.Guarded(); len(names) > 0 {
+		stmts = append(stmts, plan.PostgresSettingsGuard(names))
+	}
 	for _, kv := range f.p.Settings.Ordered() {
 		stmts = append(stmts, fmt.Sprintf("ALTER SYSTEM SET %s = %s", kv.Name, sqlLiteral(kv.Value)))
 	}
-	if len(stmts) == 0 {
+	if len(f.p.Settings.Ordered()) == 0 {
 		return
 	}
 	stmts = append(stmts, "SELECT pg_reload_conf()")
