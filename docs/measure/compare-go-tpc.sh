@@ -1,7 +1,8 @@
 #!/bin/bash
 # compare-go-tpc.sh: benchrig's TPC-C driver side by side with go-tpc on
-# one throwaway PostgreSQL 15 (shared_buffers 256 MB, fsync on): 4
-# warehouses, 8 workers, no think time, 60 s per run, the three isolation
+# one throwaway PostgreSQL 15 (lib.sh's: shared_buffers 256 MB unless
+# SHARED_BUFFERS says, fsync on): 4 warehouses, 8 workers, no think time,
+# 60 s per run, the three isolation
 # levels, benchrig and go-tpc alternating (round 2 starts with go-tpc),
 # each run on a fresh copy of its loaded database; then two more
 # serializable benchrig runs for the spread. CPU is each client's
@@ -9,8 +10,8 @@
 #
 # Usage (as root; PostgreSQL runs as the user benchrig, as in the tests):
 #   BENCHRIG=bin/benchrig GOTPC=/path/to/go-tpc docs/measure/compare-go-tpc.sh /tmp/cmp
-# go-tpc is built outside this repository (git clone
-# https://github.com/pingcap/go-tpc && make build); it is never committed.
+# go-tpc is built outside this repository by `docs/measure/peers.sh go-tpc`;
+# it is never committed.
 #
 # An A/B of two benchrig builds in the same run: BENCHRIG2=path runs it as
 # "b2" right after each benchrig run, on its own fresh copy (and in the
@@ -18,31 +19,24 @@
 # (default "RC RR SER") and ROUNDS (default 2) shorten a run; DURATION
 # (default 60s) is each run's length.
 set -u
-D=${1:?usage: compare-go-tpc.sh DIR}; PG=${PGBIN:-/usr/lib/postgresql/15/bin}; PORT=${PORT:-54423}
+PORT=${PORT:-54423}
+. "$(dirname "$(realpath "$0")")/lib.sh"
 B=$(realpath "${BENCHRIG:?set BENCHRIG}"); GT=$(realpath "${GOTPC:?set GOTPC}")
 B2=${BENCHRIG2:+$(realpath "$BENCHRIG2")}; LEVELS=${LEVELS:-RC RR SER}; ROUNDS=${ROUNDS:-2}; DUR=${DURATION:-60s}
-mkdir -p "$D"; chown benchrig "$D"
-cd "$D"
-log() { echo "$(date -u +%T) $* load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $D/cmp.log; }
-if [ ! -d $D/pg ]; then mkdir -p $D/pg; chown benchrig $D/pg; chmod 700 $D/pg
-  runuser -u benchrig -- $PG/initdb -D $D/pg -U postgres -A trust >/dev/null || exit 1
-fi
-P="psql -q -h 127.0.0.1 -p $PORT -U postgres -d postgres"
-start() { runuser -u benchrig -- $PG/pg_ctl -D $D/pg -l $D/pg.log -o "-p $PORT -c shared_buffers=256MB -c max_connections=100 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$D" -w start >/dev/null; }
-runuser -u benchrig -- $PG/pg_ctl -D $D/pg status >/dev/null || start || exit 1 # a rerun reuses a running server
-if ! $P -tAc "select 1 from pg_database where datname='tpcc_base'" | grep -q 1; then
+measure_dir "${1:?usage: compare-go-tpc.sh DIR}" cmp.log
+if pg_running; then log "server: $(pg_config_line) (a rerun: already running)"; else pg_start || exit 1; fi
+if ! db_exists tpcc_base; then
   log loading
-  $B tpcc init --warehouses 4 "postgres://postgres@127.0.0.1:$PORT/tpcc_base?sslmode=disable" || exit 1
-  $B tpcc load --warehouses 4 "postgres://postgres@127.0.0.1:$PORT/tpcc_base?sslmode=disable" 2>/dev/null || exit 1
-  $P -c "create database gotpc_base"
+  $B tpcc init --warehouses 4 "$(pg_url tpcc_base)" || exit 1
+  $B tpcc load --warehouses 4 "$(pg_url tpcc_base)" 2>/dev/null || exit 1
+  sql -d postgres -c "create database gotpc_base"
   $GT tpcc prepare --driver postgres -H 127.0.0.1 -P $PORT -U postgres -D gotpc_base --conn-params sslmode=disable --warehouses 4 -T 4 >/dev/null 2>&1 || exit 1
-  $P -c checkpoint
+  sql -d postgres -c checkpoint
   log loaded
 fi
-fresh() { $P -c "drop database if exists $1" -c "create database $1 template $2" -c checkpoint; }
 brun() { # binary tag level name round
-  fresh tpcc tpcc_base
-  /usr/bin/time -f "cpu %U %S" -o cmp-$2-$4-$5.time $1 tpcc run --warehouses 4 --wait=false --workers 8 --duration $DUR --isolation $3 --tolerate-errors --result cmp-$2-$4-$5.json --ticks cmp-$2-$4-$5.ticks.jsonl "postgres://postgres@127.0.0.1:$PORT/tpcc?sslmode=disable" > cmp-$2-$4-$5.out 2>&1
+  pg_fresh tpcc tpcc_base
+  /usr/bin/time -f "cpu %U %S" -o cmp-$2-$4-$5.time $1 tpcc run --warehouses 4 --wait=false --workers 8 --duration $DUR --isolation $3 --tolerate-errors --result cmp-$2-$4-$5.json --ticks cmp-$2-$4-$5.ticks.jsonl "$(pg_url tpcc)" > cmp-$2-$4-$5.out 2>&1
   log $2 $4 $5
 }
 br() { # level name round: benchrig, then BENCHRIG2 (if set)
@@ -50,7 +44,7 @@ br() { # level name round: benchrig, then BENCHRIG2 (if set)
   if [ -n "$B2" ]; then brun $B2 b2 "$@"; fi
 }
 gt() { # isolation-int name round
-  fresh gotpc gotpc_base
+  pg_fresh gotpc gotpc_base
   /usr/bin/time -f "cpu %U %S" -o cmp-gt-$2-$3.time $GT tpcc run --driver postgres -H 127.0.0.1 -P $PORT -U postgres -D gotpc --conn-params sslmode=disable --warehouses 4 -T 8 --time $DUR --isolation $1 --ignore-error --silence > cmp-gt-$2-$3.out 2>&1
   log gt $2 $3
 }

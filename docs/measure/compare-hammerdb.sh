@@ -1,7 +1,7 @@
 #!/bin/bash
 # compare-hammerdb.sh: benchrig's TPC-C driver side by side with HammerDB
-# v6.0's TPROC-C on one throwaway PostgreSQL 15 (shared_buffers 256 MB,
-# fsync on, as compare-go-tpc.sh): 4 warehouses, 8 virtual users / 8
+# v6.0's TPROC-C on one throwaway PostgreSQL 15 (lib.sh's: shared_buffers
+# 256 MB unless SHARED_BUFFERS says, fsync on): 4 warehouses, 8 virtual users / 8
 # workers, no keying or think time, read committed, RAMP s of ramp-up then
 # MEASURE s measured. HammerDB runs its default PostgreSQL stored functions
 # (pg_storedprocs false); benchrig runs --profile $PROFILE. The tools
@@ -34,25 +34,22 @@
 # RAMP and MEASURE in seconds (60 / 60; HammerDB takes minutes in steps of
 # 6 s, so use multiples of 6, e.g. RAMP=30 MEASURE=30 for a trial);
 # HDB_BUILD_VU (HammerDB's load virtual users, default 4, one per
-# warehouse). HammerDB is set up outside this repository (README.md in this
-# directory); nothing of it is committed.
+# warehouse); SHARED_BUFFERS (lib.sh; 1280MB holds the W=4 databases
+# whole). HammerDB is built outside this repository by
+# `docs/measure/peers.sh hammerdb` (hammerdb.md says how and why); nothing
+# of it is committed.
 set -u
-D=$(realpath -m "${1:?usage: compare-hammerdb.sh DIR}"); PG=${PGBIN:-/usr/lib/postgresql/15/bin}; PORT=${PORT:-54424}
+PORT=${PORT:-54424}
 HERE=$(dirname "$(realpath "$0")")
+. "$HERE/lib.sh"
 B1=$(realpath "${BENCHRIG:?set BENCHRIG}"); P1=${PROFILE:-pipelined}; L1=${LABEL:-$P1}
 B2=${BENCHRIG2:+$(realpath "$BENCHRIG2")}; P2=${PROFILE2:-}; L2=${LABEL2:-$P2}
 HDB=$(realpath "${HAMMERDB:?set HAMMERDB to the unpacked HammerDB tree}")
 RAMP=${RAMP:-60}; MEASURE=${MEASURE:-60}; ROUNDS=${ROUNDS:-2}; W=4; VU=8
 HZ=$(getconf CLK_TCK)
-mkdir -p "$D/hdbtmp"; chown benchrig "$D"; cd "$D" || exit 1
-log() { echo "$(date -u +%T) $* load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$D/cmp.log"; }
-if [ ! -d "$D/pg" ]; then mkdir -p "$D/pg"; chown benchrig "$D/pg"; chmod 700 "$D/pg"
-  runuser -u benchrig -- "$PG/initdb" -D "$D/pg" -U postgres -A trust >/dev/null || exit 1
-fi
-P="psql -q -h 127.0.0.1 -p $PORT -U postgres -d postgres"
-runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -l "$D/pg.log" -o "-p $PORT -c shared_buffers=256MB -c max_connections=100 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$D" -w start >/dev/null || exit 1
-exists() { $P -tAc "select 1 from pg_database where datname='$1'" | grep -q 1; }
-url() { echo "postgres://postgres@127.0.0.1:$PORT/$1?sslmode=disable"; }
+measure_dir "${1:?usage: compare-hammerdb.sh DIR}" cmp.log
+mkdir -p "$D/hdbtmp"
+pg_start || exit 1
 tm() { /usr/bin/time -f "%e %U %S" -o "$1" "${@:2}"; }
 
 # hdb SCRIPT.tcl: HammerDB's CLI on tclsh8.6 through the stand-in launcher.
@@ -75,7 +72,7 @@ EOF
 }
 
 # Load phase: each tool loads W=4 once into its base database.
-if ! exists hdb_base; then
+if ! db_exists hdb_base; then
   log loading hammerdb
   { hdbconf hdb_base; echo "diset tpcc pg_count_ware $W"; echo "diset tpcc pg_num_vu ${HDB_BUILD_VU:-4}"; echo buildschema; echo exit; } > hdb-build.tcl
   tm load-hdb.time env HAMMERDB="$HDB" TMP="$D/hdbtmp" tclsh8.6 "$HERE/hammerdbcli86.tcl" auto "$D/hdb-build.tcl" > load-hdb.out 2>&1
@@ -83,29 +80,27 @@ if ! exists hdb_base; then
   log loaded hammerdb
 fi
 brload() { # label binary init-args
-  exists "$1_base" && return 0
+  db_exists "$1_base" && return 0
   log loading "$1"
-  tm "load-$1-init.time" "$2" tpcc init --warehouses $W $3 "$(url "$1_base")" > "load-$1.out" 2>&1 || { log "$1 init failed"; exit 1; }
+  tm "load-$1-init.time" "$2" tpcc init --warehouses $W $3 "$(pg_url "$1_base")" > "load-$1.out" 2>&1 || { log "$1 init failed"; exit 1; }
   local la="" a
   for a in $3; do case $a in --fks*) la="$la $a";; esac; done
-  tm "load-$1-load.time" "$2" tpcc load --warehouses $W $la "$(url "$1_base")" >> "load-$1.out" 2>&1 || { log "$1 load failed"; exit 1; }
+  tm "load-$1-load.time" "$2" tpcc load --warehouses $W $la "$(pg_url "$1_base")" >> "load-$1.out" 2>&1 || { log "$1 load failed"; exit 1; }
   log loaded "$1"
 }
 brload "br_$L1" "$B1" "${INIT_ARGS:-}"
 [ -n "$B2" ] && brload "br_$L2" "$B2" "${INIT_ARGS2:-}"
-$P -c checkpoint
+sql -d postgres -c checkpoint
 
-fresh() { $P -c "drop database if exists $1" -c "create database $1 template $2" -c checkpoint; }
 # sample DB PID: epoch New-Orders client-ticks server-ticks. The /proc
 # reads come first, the query (a new connection, slow at a high load
 # average) last; the instant is the query's.
 sample() {
-  local pm no cl sv t
-  pm=$(head -1 "$D/pg/postmaster.pid")
+  local no cl sv t
   cl=$(awk '{print $14+$15}' "/proc/$2/stat" 2>/dev/null || echo NA)
-  sv=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v pm="$pm" '$1==pm{s+=$14+$15+$16+$17} $4==pm{s+=$14+$15} END{print s}')
+  sv=$(server_ticks)
   t=$(date +%s.%N)
-  no=$(psql -h 127.0.0.1 -p "$PORT" -U postgres -d "$1" -tAc "select sum(d_next_o_id) from district")
+  no=$(neworders "$1")
   echo "$t $no $cl $sv"
 }
 waitfor() { # file pattern pid timeout-s
@@ -122,7 +117,7 @@ record() { # name db pid start end
 
 run_hdb() { # round
   local n=hdb-$1 pid s e
-  fresh hdb hdb_base
+  pg_fresh hdb hdb_base
   { hdbconf hdb
     echo "diset tpcc pg_driver timed"
     echo "diset tpcc pg_keyandthink false"
@@ -139,9 +134,9 @@ run_hdb() { # round
 }
 run_br() { # label binary profile round
   local n=$1-$4 pid s e
-  fresh br "$1_base"
+  pg_fresh br "$1_base"
   "$2" tpcc run --warehouses $W --wait=false --workers $VU --isolation read-committed --profile "$3" \
-    --ramp "${RAMP}s" --duration "$((MEASURE+30))s" --tolerate-errors --result $n.json --ticks $n.ticks.jsonl "$(url br)" > $n.out 2>&1 &
+    --ramp "${RAMP}s" --duration "$((MEASURE+30))s" --tolerate-errors --result $n.json --ticks $n.ticks.jsonl "$(pg_url br)" > $n.out 2>&1 &
   pid=$!
   if waitfor $n.ticks.jsonl '"phase":"run"' $pid $((RAMP+120)); then
     s=$(sample br $pid); sleep "$MEASURE"; e=$(sample br $pid); record $n br $pid "$s" "$e"
@@ -162,4 +157,4 @@ for r in $(seq "$F" $((F + ROUNDS - 1))); do
   done
 done
 log done
-runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -m fast stop >/dev/null
+pg_stop

@@ -1,6 +1,7 @@
 #!/bin/bash
 # compare-profiles.sh: benchrig's load profiles side by side on one
-# throwaway PostgreSQL 15 (shared_buffers 256 MB, fsync on), as
+# throwaway PostgreSQL 15 (lib.sh's: shared_buffers 256 MB unless
+# SHARED_BUFFERS says, fsync on), as
 # compare-go-tpc.sh measures: 4 warehouses, 8 workers, no think time, 60 s
 # per run, each run on a fresh copy of the loaded database, the profiles
 # alternating (round 2 starts with the second profile). Outside CI.
@@ -19,22 +20,18 @@
 # after it (CHECK=0 skips it).
 # Environment: PROFILES (default "pipelined functions"), ISOLATION
 # (default read-committed), ROUNDS (2), DURATION (60s), CHECK (1), PORT,
-# PGBIN.
+# PGBIN, SHARED_BUFFERS.
 set -u
-D=${1:?usage: compare-profiles.sh DIR}; PG=${PGBIN:-/usr/lib/postgresql/15/bin}; PORT=${PORT:-54457}
+PORT=${PORT:-54457}
+. "$(dirname "$(realpath "$0")")/lib.sh"
 B=$(realpath "${BENCHRIG:?set BENCHRIG}")
 PROFILES=${PROFILES:-pipelined functions}; ISO=${ISOLATION:-read-committed}; ROUNDS=${ROUNDS:-2}; DUR=${DURATION:-60s}
-mkdir -p "$D"; chown benchrig "$D"
-cd "$D"
-log() { echo "$(date -u +%T) $* load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$D/cmp.log"; }
-if [ ! -d "$D/pg" ]; then mkdir -p "$D/pg"; chown benchrig "$D/pg"; chmod 700 "$D/pg"
-  runuser -u benchrig -- "$PG/initdb" -D "$D/pg" -U postgres -A trust >/dev/null || exit 1
-fi
-P="psql -q -h 127.0.0.1 -p $PORT -U postgres"
-runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -l "$D/pg.log" -o "-p $PORT -c shared_buffers=256MB -c max_connections=100 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$D" -w start >/dev/null || exit 1
-trap 'runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -m fast -w stop >/dev/null' EXIT
+measure_dir "${1:?usage: compare-profiles.sh DIR}" cmp.log
+pg_start || exit 1
+trap pg_stop EXIT
+P="sql"
 URL="postgres://postgres@127.0.0.1:$PORT"
-if ! $P -d postgres -tAc "select 1 from pg_database where datname='tpcc_base'" | grep -q 1; then
+if ! db_exists tpcc_base; then
   log loading
   $B tpcc init --warehouses 4 "$URL/tpcc_base?sslmode=disable" || exit 1
   $B tpcc load --warehouses 4 "$URL/tpcc_base?sslmode=disable" 2>/dev/null || exit 1
@@ -45,28 +42,18 @@ fi
 # a base loaded by an older benchrig gets this build's functions.
 $B tpcc init --warehouses 4 "$URL/tpcc_base?sslmode=disable" >/dev/null || exit 1
 
-# servercpu prints the server's CPU seconds so far (clock ticks / 100).
-servercpu() {
-  local pm t=0 f
-  pm=$(head -1 "$D/pg/postmaster.pid")
-  f=($(sed 's/.*) //' /proc/$pm/stat)); t=$((f[11] + f[12] + f[13] + f[14]))
-  for s in /proc/[0-9]*/stat; do
-    f=($(sed 's/.*) //' "$s" 2>/dev/null)) || continue
-    [ "${f[1]:-}" = "$pm" ] && t=$((t + f[11] + f[12]))
-  done
-  echo "scale=2; $t / $(getconf CLK_TCK)" | bc
-}
-neworders() { $P -d tpcc -tAc "select sum(d_next_o_id) from district"; }
+# servercpu prints the server's CPU seconds so far (lib.sh's ticks / CLK_TCK).
+servercpu() { echo "scale=2; $(server_ticks) / $(getconf CLK_TCK)" | bc; }
 
 run() { # profile round
   local f=cmp-$ISO-$1-$2
-  $P -d postgres -c "drop database if exists tpcc" -c "create database tpcc template tpcc_base" -c checkpoint
+  pg_fresh tpcc tpcc_base
   local no0 cpu0 no1 cpu1
-  no0=$(neworders); cpu0=$(servercpu)
+  no0=$(neworders tpcc); cpu0=$(servercpu)
   /usr/bin/time -f "cpu %U %S" -o $f.time $B tpcc run --profile $1 --warehouses 4 --wait=false --workers 8 --duration $DUR \
     --isolation $ISO --tolerate-errors --result $f.json --ticks $f.ticks.jsonl "$URL/tpcc?sslmode=disable" > $f.out 2>&1
   sleep 1 # the backends exit and are reaped
-  cpu1=$(servercpu); no1=$(neworders)
+  cpu1=$(servercpu); no1=$(neworders tpcc)
   local ccpu no scpu
   ccpu=$(awk '{print $2 + $3}' $f.time); no=$((no1 - no0)); scpu=$(echo "$cpu1 - $cpu0" | bc)
   echo "$1 $2 $ISO neworders_server $no client_cpu_s $ccpu server_cpu_s $scpu client_s_per_1k $(echo "scale=3; $ccpu * 1000 / $no" | bc) server_s_per_1k $(echo "scale=3; $scpu * 1000 / $no" | bc) per_min $(echo "scale=0; $no * 60 / ${DUR%s}" | bc) server_cpu_before_after $cpu0 $cpu1 load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$D/figures.txt"

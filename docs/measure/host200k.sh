@@ -14,11 +14,8 @@
 #   PGBOUNCER=/path/to/pgbouncer docs/measure/host200k.sh /tmp/h200k
 # Named prepared statements through transaction pooling need PgBouncer
 # >= 1.21 (max_prepared_statements). Debian 12's is 1.18: build a newer
-# one outside this repository (git clone https://github.com/pgbouncer/
-# pgbouncer && git checkout pgbouncer_1_25_2 (no submodules from 1.25);
-# apt-get install libevent-dev autoconf automake pkg-config libssl-dev;
-# ./autogen.sh && ./configure --without-cares && make pgbouncer; it is
-# never committed). With an
+# one outside this repository (`docs/measure/peers.sh pgbouncer`: 1.25.2;
+# it is never committed). With an
 # older one the script falls back to --method noprepare (unnamed
 # statements: no prepared statement is kept on any connection, so the
 # per-connection figure is lower than a real run's) and says so.
@@ -31,14 +28,17 @@
 # holds ~2,470 clients, well under the limit.
 #
 # Environment: PROFILES (default "pipelined workload"), WINDOW (the wait
-# measured, default 2m), KEEP=1 leaves the servers running.
+# measured, default 2m), KEEP=1 leaves the servers running; the server's
+# as lib.sh's (SHARED_BUFFERS 256MB), with max_connections 200 and fsync off.
 set -u
-D=${1:?usage: host200k.sh DIR}; PG=${PGBIN:-/usr/lib/postgresql/15/bin}; PORT=${PORT:-54425}
+PORT=${PORT:-54425}; MAX_CONNECTIONS=${MAX_CONNECTIONS:-200} # 81 PgBouncers x 2 server connections
+. "$(dirname "$(realpath "$0")")/lib.sh"
 PGB=${PGBOUNCER:-$(command -v pgbouncer)}; PROFILES=${PROFILES:-pipelined workload}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-[ -x "$PGB" ] || { echo "no pgbouncer (apt-get install pgbouncer, or PGBOUNCER=path)" >&2; exit 1; }
-mkdir -p "$D/pgb"; chown benchrig "$D" "$D/pgb"; cd "$D" || exit 1
-log() { echo "$(date -u +%T) $* (load $(cut -d' ' -f1-3 /proc/loadavg); free $(free -g | awk '/^Mem/{print $7}') GiB)" | tee -a "$D/host200k.log"; }
+[ -x "$PGB" ] || { echo "no pgbouncer (docs/measure/peers.sh pgbouncer, or PGBOUNCER=path)" >&2; exit 1; }
+measure_dir "${1:?usage: host200k.sh DIR}" host200k.log
+mkdir -p "$D/pgb"; chown benchrig "$D/pgb"
+log() { echo "$(date -u +%T) $* (load $(cut -d' ' -f1-3 /proc/loadavg); free $(free -g | awk '/^Mem/{print $7}') GiB)" | tee -a "$MEASURE_LOG"; }
 
 ver=$("$PGB" --version | awk '/PgBouncer/{print $2}')
 METHOD=
@@ -47,16 +47,13 @@ if [ "$(printf '%s\n1.21\n' "$ver" | sort -V | head -1)" != 1.21 ]; then
   log "PgBouncer $ver < 1.21: no named prepared statements in transaction pooling; measuring with --method noprepare"
 fi
 
-# PostgreSQL: 81 PgBouncers x 2 server connections.
-if [ ! -d "$D/pg" ]; then mkdir -p "$D/pg"; chown benchrig "$D/pg"; chmod 700 "$D/pg"
-  runuser -u benchrig -- "$PG/initdb" -D "$D/pg" -U postgres -A trust >/dev/null || exit 1
-fi
 # (A server or PgBouncers left running by KEEP=1 are stopped first.)
 for f in "$D"/pgb/*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
-runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -m fast stop >/dev/null 2>&1
-runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -l "$D/pg.log" -o "-p $PORT -c shared_buffers=256MB -c max_connections=200 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$D -c fsync=off" -w start >/dev/null || exit 1
-DIRECT="postgres://postgres@127.0.0.1:$PORT/tpcc?sslmode=disable"
-if ! psql -q -h 127.0.0.1 -p $PORT -U postgres -d postgres -tAc "select 1 from pg_database where datname='tpcc'" | grep -q 1; then
+pg_running && pg_stop
+# fsync off: what is measured is the client's memory and CPU, not commits.
+pg_start -c fsync=off || exit 1
+DIRECT=$(pg_url tpcc)
+if ! db_exists tpcc; then
   log loading
   (cd "$REPO" && go build -o "$D/benchrig" ./cmd/benchrig) || exit 1
   "$D/benchrig" tpcc init --warehouses 4 "$DIRECT" >/dev/null || exit 1
@@ -106,7 +103,7 @@ stop() {
   sysctl -qw net.core.netdev_max_backlog="$OLD_BACKLOG"
   [ "${KEEP:-}" = 1 ] && return
   for f in "$D"/pgb/*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
-  runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -m fast stop >/dev/null
+  pg_stop
 }
 trap stop EXIT
 log "81 PgBouncer $ver and PostgreSQL started"

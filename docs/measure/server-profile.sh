@@ -15,18 +15,21 @@
 # Usage (as root; after compare-hammerdb.sh has loaded DIR):
 #   BENCHRIG=bin/benchrig LABEL=fn_main docs/measure/server-profile.sh /tmp/hdbcmp
 # Environment: PROFILE (default functions), LABEL (the base database is
-# br_$LABEL_base; default the profile), RAMP (30), MEASURE (60), PORT.
+# br_$LABEL_base; default the profile), RAMP (30), MEASURE (60), PORT,
+# SHARED_BUFFERS (lib.sh; give the one compare-hammerdb.sh ran with).
 set -u
-D=$(realpath "${1:?usage: server-profile.sh DIR}"); PG=${PGBIN:-/usr/lib/postgresql/15/bin}; PORT=${PORT:-54424}
+PORT=${PORT:-54424}
+. "$(dirname "$(realpath "$0")")/lib.sh"
 B=$(realpath "${BENCHRIG:?set BENCHRIG}"); PROF=${PROFILE:-functions}; L=${LABEL:-$PROF}
 RAMP=${RAMP:-30}; MEASURE=${MEASURE:-60}; HZ=$(getconf CLK_TCK)
-[ -f "$D/pg/PG_VERSION" ] || { echo "$D/pg: no server; run compare-hammerdb.sh on $D first" >&2; exit 1; }
-runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -l "$D/pg.log" -o "-p $PORT -c shared_buffers=256MB -c max_connections=100 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$D" -w start >/dev/null || exit 1
-P="psql -q -h 127.0.0.1 -p $PORT -U postgres -d postgres"
+[ -f "$(realpath -m "${1:?usage: server-profile.sh DIR}")/pg/PG_VERSION" ] || { echo "$1/pg: no server; run compare-hammerdb.sh on $1 first" >&2; exit 1; }
+measure_dir "$1" profile.log
+pg_start || exit 1
+P="sql -d postgres"
 # On every exit: the slot below goes (a slot left behind keeps all WAL
 # from then on), then the server stops.
 trap '$P -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '"'server_profile'"'" >/dev/null
-  runuser -u benchrig -- "$PG/pg_ctl" -D "$D/pg" -m fast stop >/dev/null' EXIT
+  pg_stop' EXIT
 Q="psql -h 127.0.0.1 -p $PORT -U postgres -d br"
 $P -c "CREATE EXTENSION IF NOT EXISTS pg_walinspect" -c "DROP DATABASE IF EXISTS br" -c "CREATE DATABASE br TEMPLATE br_${L}_base" -c checkpoint || exit 1
 
@@ -54,7 +57,7 @@ procs() {
     fi
   done | LC_ALL=C sort
 }
-count() { $Q -tAc "SELECT sum(d_next_o_id) FROM district"; }
+count() { neworders br; }
 lsn() { $P -tAc "SELECT pg_current_wal_lsn()"; }
 tables() { $Q -tAc "SELECT relname, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables" | LC_ALL=C sort; }
 
