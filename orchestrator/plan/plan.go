@@ -15,8 +15,8 @@ import (
 	"github.com/benchrig/benchrig/internal/localfile"
 )
 
-// Plan is a benchmark plan as written in YAML (see README.md, "Plan
-// reference"). Normalize applies the defaults and expands host patterns
+// Plan is a benchmark plan as written in YAML (see docs/plan.md, the plan
+// reference). Normalize applies the defaults and expands host patterns
 // into Nodes and Workload; Validate checks it.
 type Plan struct {
 	Version     int        `yaml:"version"`
