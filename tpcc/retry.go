@@ -53,8 +53,8 @@ const (
 	DefaultMaxBackoff  = 500 * time.Millisecond
 )
 
-// normalize returns p with defaults for zero fields.
-func (p RetryPolicy) normalize() RetryPolicy {
+// WithDefaults returns p with defaults for zero fields.
+func (p RetryPolicy) WithDefaults() RetryPolicy {
 	if p.Retries == 0 {
 		p.Retries = DefaultRetries
 	}
@@ -162,12 +162,6 @@ func (p RetryPolicy) Retry(ctx context.Context, typ TxnType, tally Tally, fn fun
 		}
 		attempt = time.Now()
 	}
-}
-
-// retry is Retry with the worker's policy, for the transaction type
-// being run (w.txn).
-func (w *worker) retry(ctx context.Context, fn func() error) (retries int, err error) {
-	return w.retryPolicy.Retry(ctx, w.txn, Tally{w.cnt}, fn)
 }
 
 // Retryable reports whether err is a serialization failure (40001) or a

@@ -264,7 +264,7 @@ func (cfg *RunConfig) defaults() error {
 	if err := cfg.Retry.validate(); err != nil {
 		return fmt.Errorf("tpcc run: %w", err)
 	}
-	cfg.Retry = cfg.Retry.normalize()
+	cfg.Retry = cfg.Retry.WithDefaults()
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
@@ -800,7 +800,7 @@ func OpenPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExe
 		// Statements are prepared once per connection and cached:
 		// the run phase sends only Bind/Execute.
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
-		sizeConnConfig(pc.ConnConfig)
+		SizeConnConfig(pc.ConnConfig)
 		// Socket reads and writes that leave Go's monitor thread asleep
 		// (rawio.go): a third less client CPU per New-Order here.
 		rawIO(&pc.ConnConfig.Config)
@@ -830,7 +830,7 @@ func OpenPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExe
 // capacity in 64 slots, where 64 took 128 (BenchmarkConnBytes).
 const runStatements = 56
 
-// sizeConnConfig sizes a connection for TPC-C's few statements and small
+// SizeConnConfig sizes a connection for TPC-C's few statements and small
 // rows. pgx's defaults are for an application with many: two 512-entry
 // caches (prepared statements, and descriptions for another exec mode),
 // each allocated up front, were ~24 kB of every connection's ~110 kB
@@ -838,7 +838,7 @@ const runStatements = 56
 // QueryExecModeCacheStatement. Capacities a URL sets
 // (statement_cache_capacity, description_cache_capacity) are kept unless
 // they equal pgx's default, which ParseConfig cannot tell apart.
-func sizeConnConfig(c *pgx.ConnConfig) {
+func SizeConnConfig(c *pgx.ConnConfig) {
 	const pgxDefault = 512
 	if c.StatementCacheCapacity == pgxDefault {
 		c.StatementCacheCapacity = runStatements

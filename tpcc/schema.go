@@ -528,6 +528,10 @@ type InitOptions struct {
 	// FillFactor of the tables updated in place (PostgreSQL; 0: 100), see
 	// SchemaOptions.
 	FillFactor int
+	// Install adds what the load profiles need beside the schema (the
+	// functions profile's PL/pgSQL functions on PostgreSQL): the command
+	// layer gives tpcc/profile.Install, this package knowing no profile.
+	Install func(ctx context.Context, db Execer, d Dialect) error
 }
 
 // Init creates the schema and stores the load metadata (seed, C-Load).
@@ -572,9 +576,8 @@ func Init(ctx context.Context, db DB, o InitOptions) error {
 			return fmt.Errorf("init: %s: %w", FirstLine(s), err)
 		}
 	}
-	if o.Dialect == Postgres {
-		// The functions profile's transactions (fn_profile.go).
-		if err := InstallFunctions(ctx, db); err != nil {
+	if o.Install != nil {
+		if err := o.Install(ctx, db, o.Dialect); err != nil {
 			return fmt.Errorf("init: %w", err)
 		}
 	}
