@@ -63,7 +63,7 @@ type Release struct {
 	// issues IMPORT INTO (true) or IMPORT TABLE t (schema) (false).
 	// fixture.go issued IMPORT TABLE through v21.2; IMPORT with an inline
 	// schema was deprecated in v21.2 and workload moved to CREATE TABLE
-	// IF NOT EXISTS + IMPORT INTO for v22.1 (cockroach.md §3.6 "≤21.x").
+	// IF NOT EXISTS + IMPORT INTO for v22.1.
 	ImportInto bool
 	// NodeCountQuery is the query workload's fixtures import counts the
 	// nodes with, to give each one its share of the workload:// sources:

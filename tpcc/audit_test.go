@@ -87,7 +87,7 @@ func simulateRun(t *testing.T, seed uint64, warehouses, newOrders int) ([]AuditR
 	return audit(c, res, warehouses, 0), c, res
 }
 
-// TestAuditFalseFailureRate is issue 11's false alarm: 40 correct runs
+// TestAuditFalseFailureRate guards against false alarms: 40 correct runs
 // of ~15,000 New-Orders each (about the size that failed 9.2.2.5.1 a
 // quarter of the time with the fixed 0.9..1.1% window) must all pass
 // every ratio check. It also counts how many the spec's fixed windows

@@ -565,7 +565,7 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 // difference of their live heap (Go heap in use plus stacks, after a
 // forced GC) and live RSS divided by the 500 connections between them.
 // That includes each connection's executor goroutine. The variants run
-// side by side: pgx's defaults, benchrig's sizing before issue 30, and
+// side by side: pgx's defaults, benchrig's earlier sizing (64 statements), and
 // the current sizing (SizeConnConfig).
 func BenchmarkConnBytes(b *testing.B) {
 	const lo, hi, loaded = 100, 600, 1
@@ -601,7 +601,7 @@ func BenchmarkConnBytes(b *testing.B) {
 // replace; 511 allocates the same maps.
 var connSizings = []struct{ name, query string }{
 	{"pgx-defaults", "&statement_cache_capacity=511&description_cache_capacity=511"},
-	{"cache-64", "&statement_cache_capacity=64"}, // the statement cache before issue 30
+	{"cache-64", "&statement_cache_capacity=64"}, // the earlier statement cache
 	{"current", ""},
 }
 

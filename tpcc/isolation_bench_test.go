@@ -24,7 +24,7 @@ import (
 // (tpmC), retries per 1,000 transactions, the share of response time lost
 // to retries, client CPU per 1,000 New-Orders (this process's getrusage),
 // server CPU per 1,000 New-Orders, errors (transactions that gave up;
-// want 0), and the stability of the run (issue 22): the lowest 1 s tick's
+// want 0), and the stability of the run: the lowest 1 s tick's
 // tpmC after the first 5 s over the median tick's.
 //
 //	go test ./tpcc -run '^$' -bench NoWaitIsolation -benchtime 2x

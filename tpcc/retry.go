@@ -18,7 +18,7 @@ import (
 // committed already (PostgreSQL's first-updater-wins reports it once the
 // winner commits, SSI once a conflict cycle is closed), so the retry finds
 // the row free and, with its new snapshot, sees the winner's write:
-// sleeping first only added latency and left the worker idle (issue 22
+// sleeping first only added latency and left the worker idle (a run
 // measured the machine half idle, workers asleep in backoff). A second
 // failure of the same transaction means a hot spot others keep hitting,
 // and retrying at once each time turned contention into a stampede (issue

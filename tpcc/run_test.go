@@ -283,7 +283,7 @@ count(*) FILTER (WHERE d_w_id = 1 AND d_next_o_id > 3001) FROM district`).Scan(&
 	}
 }
 
-// TestRunSerializableNoWait is issue 14's failing run: eight no-wait
+// TestRunSerializableNoWait is a run that once failed: eight no-wait
 // workers on four warehouses under SERIALIZABLE, where conflicts are the
 // normal case (as on CockroachDB). Retrying at once used up a New-Order's
 // 100 retries in 0.6 s and stopped the run; with backoff and jitter the

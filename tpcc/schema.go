@@ -1,7 +1,7 @@
 package tpcc
 
 // Schema (clause 1.3), laid out exactly as CockroachDB's workload lays it
-// out (pkg/workload/tpcc/ddls.go; research/cockroach.md §4.3), on both
+// out (pkg/workload/tpcc/ddls.go), on both
 // dialects, so that benchrig and workload can run on each other's data:
 // the same table and column names in the same column order, the same
 // primary keys, and the same secondary indexes under the same names:

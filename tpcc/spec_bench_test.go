@@ -13,8 +13,8 @@ import (
 
 // BenchmarkSpecPaced is a spec-paced run (wait mode, clause 5.2.5 keying
 // and think times, 10 terminals per warehouse, the default connections)
-// of BENCHRIG_SPEC_WAREHOUSES loaded warehouses (100 for issue 14's
-// 1,000 terminals) on a durable PostgreSQL: 1 minute of ramp, then
+// of BENCHRIG_SPEC_WAREHOUSES loaded warehouses (100: 1,000
+// terminals) on a durable PostgreSQL: 1 minute of ramp, then
 // BENCHRIG_SPEC_MINUTES (default 3) measured. It reports the efficiency
 // (want >= 85%), tpmC, and the client's CPU over the ramp and measurement
 // as a percentage of one core (want < 10%).

@@ -20,7 +20,7 @@ import (
 // New-Orders, per iteration), client and server CPU per 1,000 New-Orders.
 // One worker measures each transaction's own cost, without the lock waits
 // and retries of a contended run (docs/measure/compare-profiles.sh
-// measures those). Issue 30's goal for the functions profile: client
+// measures those). The functions profile's goal: client
 // <= 200 ms, server <= 1,500 ms per 1,000 New-Orders.
 //
 //	go test ./tpcc -run '^$' -bench ProfileMixCPU -benchtime 200x

@@ -106,7 +106,7 @@ const sessionKey = "benchrig.tpcc.functions"
 // setUp sets a connection up once: the run's isolation level becomes
 // the session's (each call is its own transaction, so no BEGIN travels),
 // a SERIALIZABLE run on PostgreSQL plans index scans (indexPlansSQL's
-// reason, issue 22; the functions' plans are made under it), and the five
+// reason; the functions' plans are made under it), and the five
 // calls are prepared by name, which pgx never forgets when a call fails
 // (its statement cache would re-prepare after every 1% rollback).
 func (e *executor) setUp(ctx context.Context, c *pgx.Conn) error {

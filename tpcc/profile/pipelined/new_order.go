@@ -18,8 +18,8 @@ import (
 // deadlock. Clause 2.4.2.2 gives the profile's steps, and the order
 // lines keep their OL_NUMBER (the n-th input line is line n), so only the
 // order in which stock rows are locked changes; the spec's profile fixes
-// results, not the locking order (research/tpcc.md's reading of
-// §2.4.2.2; CockroachDB's driver sorts its items the same way).
+// results, not the locking order (CockroachDB's driver sorts its items
+// the same way).
 //
 // Nothing the client computes feeds a later statement: the new
 // S_QUANTITY is computed by the UPDATE from the row it locked, and the
@@ -28,11 +28,11 @@ import (
 // from the stock row. So the transaction is one batch, BEGIN to COMMIT,
 // and the district row is locked by the first statement, as the snapshot
 // is taken: at repeatable read a New-Order that loses the race for
-// D_NEXT_O_ID fails there, before doing the rest (issue 30; with two
+// D_NEXT_O_ID fails there, before doing the rest (with two
 // round trips the client's turn sat inside the district lock).
 //
 // The district row is incremented by an upsert on its primary key, for
-// the reason payment.go gives (issue 22): a sequential scan of the
+// the reason payment.go gives: a sequential scan of the
 // 40-row table under SERIALIZABLE predicate-locks the whole relation.
 const (
 	noDistrictSQL = `INSERT INTO district (d_w_id, d_id) VALUES ($1, $2)

@@ -16,7 +16,7 @@ import (
 // warehouse → district → customer.
 //
 // The warehouse and district rows are updated by upserts on their primary
-// keys, not by UPDATE ... WHERE: issue 22. On a table of a few pages the
+// keys, not by UPDATE ... WHERE. On a table of a few pages the
 // planner reads WHERE w_id = $1 with a sequential scan, and under
 // SERIALIZABLE a sequential scan takes a relation-level SIRead lock
 // (PostgreSQL's "Serializable Isolation Level" documentation: "A
@@ -71,8 +71,8 @@ SELECT * FROM c`
 	// C_LAST ordered by C_FIRST; the one at position ceil(n/2) is used,
 	// i.e. offset (n-1)/2. The database chooses it inside the customer's
 	// UPDATE, so a Payment by name costs one round trip like one by
-	// C_ID, not a SELECT's round trip more (issue 30: round trips are
-	// most of the client's CPU), and no client turn sits between the
+	// C_ID, not a SELECT's round trip more (round trips are most
+	// of the client's CPU), and no client turn sits between the
 	// snapshot and the warehouse row's lock.
 	payCustomerByNameSQL = payCustomerSQLHead + customerByNameExpr + payCustomerSQLTail
 	// The customer of warehouse $1, district $2 chosen by last name $3

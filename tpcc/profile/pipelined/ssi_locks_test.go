@@ -37,7 +37,7 @@ GROUP BY 1, 2`)
 	return err
 }
 
-// TestSerializableLocksRows is issue 22's proof: during a serializable
+// TestSerializableLocksRows shows the index plans work: during a serializable
 // no-wait mix, pg_locks never shows a relation-level SIRead lock on
 // warehouse or district, only row (tuple) locks. With the old statements
 // (UPDATE warehouse/district ... WHERE key = $1, read by sequential scan

@@ -76,7 +76,7 @@ func tracedWorker(t *testing.T, url string) (*worker, tpcc.PgxPool, *tripCounter
 }
 
 // TestPipelinedRoundTripsAndPayment pins the pipelined profile's round
-// trips (issue 30: they are most of the client's CPU): New-Order 1 (2
+// trips (they are most of the client's CPU): New-Order 1 (2
 // when it rolls back: the failed batch and the ROLLBACK), Payment 1 and
 // Order-Status 1 whether the customer is chosen by C_ID or by last name
 // (the database picks the customer at position ceil(n/2)), Delivery 2,

@@ -87,7 +87,7 @@ type pipeTx struct {
 }
 
 // indexPlansSQL is sent after BEGIN by the read-write transactions of a
-// SERIALIZABLE run on PostgreSQL (issue 22). Under SSI a sequential scan
+// SERIALIZABLE run on PostgreSQL. Under SSI a sequential scan
 // takes a relation-level SIRead lock ("A sequential scan will always
 // necessitate a relation-level predicate lock", PostgreSQL's chapter
 // 13.2.3, which advises encouraging index scans), and on 4 warehouses
@@ -144,8 +144,8 @@ func (p *pipeTx) send(ctx context.Context, b *pgx.Batch, commit bool) error {
 // its first attempt is retried at once (retry.go), so its connection is
 // kept, still in the aborted transaction, and the retry's first batch
 // carries the ROLLBACK ahead of its BEGIN: the retry costs no round trip
-// of its own for the ROLLBACK (issue 30: at repeatable read one
-// transaction in five was retried). A retry after a backoff sleeps
+// of its own for the ROLLBACK (at repeatable read one transaction in
+// five is retried). A retry after a backoff sleeps
 // without a connection, so a later failure rolls back at once.
 func (w *worker) inPipe(ctx context.Context, db tpcc.Pool, begin string, fn func(*pipeTx) error) (int, error) {
 	var held *pgx.Conn // in an aborted transaction, for the immediate retry
@@ -210,7 +210,7 @@ const preparedKey = "benchrig.tpcc.prepared"
 // forgets every statement of a batch that failed — a serialization
 // failure included — and prepares them again on the next attempt: a
 // retried transaction paid a Parse/Describe round of all its statements
-// (issue 22). Statements prepared by name are never invalidated so.
+// on every retry. Statements prepared by name are never invalidated so.
 func (w *worker) prepare(ctx context.Context, c *pgx.Conn) error {
 	if c.Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
 		return nil
