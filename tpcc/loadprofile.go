@@ -20,8 +20,9 @@ import (
 // this package; this package imports none of them.
 //
 // To add a profile: implement LoadProfile and Executor in a package of
-// its own under tpcc/profile, using Session, Pool, Home and Tally (and
-// RetryPolicy.Retry to retry as the pipelined profile does), add its
+// its own under tpcc/profile, using Session, Pool, Home and Tally (and,
+// as the pipelined and functions profiles do, Inputs to draw the spec's
+// inputs, RetryPolicy.Retry to retry and SpecPacing to pace), add its
 // name to tpcc/runspec's Profiles and make it in the composition point's
 // choice (tpcc/profile.Choose).
 type LoadProfile interface {

@@ -23,128 +23,31 @@ import (
 // Run drives the workload: it connects, waits for StartAt, ramps up,
 // measures for Duration, prints the report and returns the result. An
 // audit failure (over enough transactions to be significant) returns the
-// result and an *AuditError.
+// result and an *AuditError. It only wires together the phases of a
+// runState: its executors (newExecutor), their accounting (account) and
+// the display loop (displayLoop).
 //
 // fidelity:v20.1/D26
 func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
-	if err := cfg.defaults(); err != nil {
-		return nil, err
-	}
-	parts, err := NewPartitions(cfg.Warehouses, cfg.ActiveWarehouses, cfg.Partitions)
-	if err != nil {
-		return nil, fmt.Errorf("tpcc run: %w", err)
-	}
-	pl, err := planTerminals(parts, cfg.Affinity, len(cfg.URLs), cfg.URLPerAffinity)
-	if err != nil {
-		return nil, fmt.Errorf("tpcc run: %w", err)
-	}
-	loaded := cfg.Warehouses
-	if cfg.benchOnlyLoaded > 0 {
-		loaded = cfg.benchOnlyLoaded
-		first, _ := parts.ActiveRange(0)
-		for i := range pl.homes {
-			pl.homes[i].W = int32(first + (int(pl.homes[i].W)-first)%loaded)
-		}
-	}
-	activeHere := len(pl.homes) / 10
-	noWait := cfg.Wait == 0
-	prof, err := cfg.chooseProfile(ctx, parts)
+	r, err := newRun(ctx, &cfg)
 	if err != nil {
 		return nil, err
 	}
-	workers, conns, err := cfg.sizing(len(pl.homes), parts, prof)
-	if err != nil {
-		return nil, err
-	}
-	perURL := perURLConns(conns, len(cfg.URLs))
-	out := bufio.NewWriter(cfg.Out)
-	defer out.Flush()
-
+	r.out = bufio.NewWriter(cfg.Out)
+	defer r.out.Flush()
 	procsDone := cfg.startProcs(ctx)
 	defer procsDone()
-	fmt.Fprintf(out, "Initializing %d connections...\n", perURL*len(cfg.URLs))
-	out.Flush()
-	pools, err := OpenPools(ctx, cfg.URLs, perURL, cfg.QueryExecMode)
-	if err != nil {
+	fmt.Fprintf(r.out, "Initializing %d connections...\n", r.perURL*len(cfg.URLs))
+	r.out.Flush()
+	if r.pools, err = OpenPools(ctx, cfg.URLs, r.perURL, cfg.QueryExecMode); err != nil {
 		return nil, err
 	}
-	defer closePools(pools)
-	dialect, meta, err := probe(ctx, pools[0], cfg.DataSeed)
-	if err != nil {
-		return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
+	defer closePools(r.pools)
+	if err := r.setUpDatabase(ctx); err != nil {
+		return nil, err
 	}
-	if dialect == Cockroach && (cfg.Partitions > 1 || cfg.Scatter) && cfg.Cockroach == nil {
-		return nil, errors.New("tpcc run: partitioning or scattering CockroachDB needs its fixtures (the command layer gives them)")
-	}
-	if dialect == Cockroach && cfg.Cockroach != nil {
-		if err := cfg.Cockroach.Detect(ctx, pools[0]); err != nil {
-			return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
-		}
-	}
-	if dialect == Cockroach && cfg.Partitions > 1 {
-		fmt.Fprintf(out, "Partitioning the tables %d ways (%s) if they are not yet\n", cfg.Partitions, cfg.Cockroach.Strategy())
-		out.Flush()
-		if err := cfg.Cockroach.Partition(ctx, pools[0], parts); err != nil {
-			return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
-		}
-		meta.Partitions = cfg.Partitions
-	}
-	if dialect == Cockroach && cfg.Scatter {
-		for _, s := range cfg.Cockroach.ScatterStatements() {
-			if _, err := pools[0].Exec(ctx, s); err != nil {
-				return nil, fmt.Errorf("tpcc run: --scatter: %s: %w", s, err)
-			}
-		}
-	}
-	// A --warehouses other than the loaded count makes transactions miss
-	// rows (CockroachDB's workload then fails with "no rows in result
-	// set", cockroach#73860); say so before starting.
-	if meta.Warehouses != loaded {
-		return nil, fmt.Errorf("tpcc run: --warehouses %d, but the database holds %d", loaded, meta.Warehouses)
-	}
-	if meta.Partitions > 1 && cfg.Partitions != meta.Partitions {
-		return nil, fmt.Errorf("tpcc run: --partitions %d, but the database is partitioned %d ways", cfg.Partitions, meta.Partitions)
-	}
-	load := meta.Load
-	iso := cfg.Isolation
-	if iso == "" {
-		iso = pgx.RepeatableRead // PostgreSQL: snapshot + FOR UPDATE; conflicts surface as 40001 and are retried
-		if dialect == Cockroach {
-			iso = pgx.Serializable
-		}
-	}
-	rw := pgx.TxOptions{IsoLevel: iso}
-	ro := pgx.TxOptions{IsoLevel: iso, AccessMode: pgx.ReadOnly}
-	seedRand := NewRand(cfg.Seed, 0)
-	runC := prof.RunConstants(seedRand, meta)
-	fmt.Fprintf(out, "Profile %s, dialect %s, isolation %s, C-Load %s, C-Run %s\n", prof.Name(), dialect, iso, load, runC)
-	out.Flush()
-	if err := prof.Warm(ctx, pools, perURL, dialect); err != nil {
-		return nil, fmt.Errorf("tpcc run: %w", err)
-	}
-
-	var cnt atomic.Pointer[counters]
-	cnt.Store(newCounters(cfg.Warehouses))
-	maxLatency := cfg.HistogramsMaxLatency
-	if maxLatency <= 0 {
-		maxLatency = histogram.MaxLatency
-	}
-	rec := histogram.NewRecorderMax(cfg.Now(), maxLatency, histogram.TPCCNames()...)
-	var ops [numTxnTypes]*histogram.Op
-	for t := range numTxnTypes {
-		ops[t] = rec.Op(t.String(), cfg.Now())
-	}
-
-	// newExec makes an executor of the profile with its own random
-	// stream, which the run also draws its cards and think times from.
-	newExec := func(stream uint64) (Executor, *Rand) {
-		r := NewRand(cfg.Seed, stream)
-		return prof.NewExecutor(Session{Rand: r, Constants: runC, Warehouses: loaded, Dialect: dialect,
-			Retry: cfg.Retry, ReadWrite: rw, ReadOnly: ro, Tally: Tally{&cnt}}), r
-	}
-	var startDelay time.Duration
 	if cfg.benchOnlyWarm {
-		if err := warmConnections(ctx, pools, perURL, pl.homes, newExec); err != nil {
+		if err := warmConnections(ctx, r.pools, r.perURL, r.pl.homes, r.newExecutor); err != nil {
 			return nil, fmt.Errorf("tpcc run: warm connections: %w", err)
 		}
 	}
@@ -154,204 +57,55 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	// the run holds its live set only and no collection of it falls in
 	// the measured window (BenchmarkHost200k).
 	debug.FreeOSMemory()
-	var readyAt time.Time
-	if cfg.StartFile != "" {
-		if readyAt, cfg.StartAt, err = awaitStart(ctx, &cfg, out); err != nil {
-			return nil, err
-		}
-	}
-	if !cfg.StartAt.IsZero() {
-		if d := cfg.StartAt.Sub(cfg.Now()); d > 0 {
-			fmt.Fprintf(out, "Waiting %s for --start-at %s\n", d.Round(time.Millisecond), cfg.StartAt.Format(time.RFC3339Nano))
-			out.Flush()
-			select {
-			case <-time.After(d):
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		startDelay = cfg.Now().Sub(cfg.StartAt)
-		fmt.Fprintf(out, "Started %s after --start-at\n", startDelay.Round(time.Microsecond))
+	if err := r.waitForStart(ctx); err != nil {
+		return nil, err
 	}
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	r.ctx, r.cancel = runCtx, cancel
 	start := cfg.Now()
-	rec.Reset(start)
-	var firstErr sync.Once
-	var errs errorLog
-	// swap keeps a transaction's count and its latency on the same side
-	// of the ramp's end: the display loop swaps counters and resets the
-	// histograms under the write lock, executors account under the read
-	// lock (without it a transaction could count in the old counters and
-	// record in the new histograms).
-	var swap sync.RWMutex
-	account := func(t TxnType, latency time.Duration, retries int, err error) {
-		swap.RLock()
-		defer swap.RUnlock()
-		c := cnt.Load()
-		if retries > 0 {
-			c.retries[t].Add(int64(retries))
-		}
-		if runCtx.Err() != nil {
-			return // interrupted by the end of the run: not a measurement
-		}
-		if err != nil && !errors.Is(err, ErrNewOrderRollback) {
-			c.errors[t].Add(1)
-			var ex *RetriesExhaustedError
-			if errors.As(err, &ex) {
-				c.gaveUp[t].Add(1)
-			}
-			errs.note(err)
-			if !cfg.TolerateErrors {
-				firstErr.Do(func() { cancel(err) })
-			}
-			return
-		}
-		c.done[t].Add(1)
-		ops[t].Record(latency)
-	}
-
+	r.rec.Reset(start)
 	g, gctx := errgroup.WithContext(runCtx)
 	stop := make(chan struct{})
-	ex := &executors{cfg: &cfg, pl: pl, pools: pools, g: g, ctx: gctx, newExec: newExec, account: account, prof: prof}
-	if noWait {
-		fmt.Fprintf(out, "Initializing %d workers (no wait) for %d warehouses...\n", workers, activeHere)
-		ex.startNoWait(workers)
+	ex := &executors{cfg: &cfg, pl: r.pl, pools: r.pools, g: g, ctx: gctx, newExec: r.newExecutor, account: r.account, prof: r.prof}
+	if cfg.Wait == 0 {
+		fmt.Fprintf(r.out, "Initializing %d workers (no wait) for %d warehouses...\n", r.workers, r.activeHere)
+		ex.startNoWait(r.workers)
 	} else {
-		fmt.Fprintf(out, "Initializing %d terminals (wait %v) for %d warehouses...\n", len(pl.homes), cfg.Wait, activeHere)
-		ex.startTerminals(start, seedRand, perURL, stop)
+		fmt.Fprintf(r.out, "Initializing %d terminals (wait %v) for %d warehouses...\n", len(r.pl.homes), cfg.Wait, r.activeHere)
+		ex.startTerminals(start, r.seedRand, r.perURL, stop)
 	}
-	out.Flush()
+	r.out.Flush()
 	if cfg.benchOnlyStarted != nil {
 		cfg.benchOnlyStarted()
 	}
 
-	// The display loop: progress every DisplayEvery; histogram ticks only
-	// after the ramp, whose end resets everything (CockroachDB's rule).
-	rep := newReporter(out)
-	var tb result.TickBuilder
-	measureStart := start
-	ramping := cfg.Ramp > 0
-	rampEnd := start.Add(cfg.Ramp)
-	end := rampEnd.Add(cfg.Duration)
-	var enc *histogram.Encoder
-	if cfg.Histograms != nil {
-		enc = histogram.NewEncoder(cfg.Histograms)
-	}
-	ticker := time.NewTicker(cfg.DisplayEvery)
-	var loopErr error
-loop:
-	for {
-		var now time.Time
-		select {
-		case <-runCtx.Done():
-			break loop
-		case <-cfg.limit.exhausted(): // --max-ops
-			break loop
-		case <-ticker.C:
-			now = cfg.Now()
-		}
-		if ramping && !now.Before(rampEnd) {
-			ramping = false
-			measureStart = now
-			swap.Lock()
-			rec.Reset(now)
-			cnt.Store(newCounters(cfg.Warehouses))
-			tb.Reset()
-			swap.Unlock()
-			fmt.Fprintf(out, "Ramp-up done after %s; measuring for %s\n", now.Sub(start).Round(time.Millisecond), cfg.Duration)
-			continue
-		}
-		errs.print(out)
-		ivs := rec.Tick(now)
-		phase := result.PhaseRun
-		if ramping {
-			phase = result.PhaseRamp
-		}
-		ts := tb.Build(now, now.Sub(measureStart), phase, ivs, loadTickCounts(cnt.Load()))
-		ts.Terminals = ex.joined.Load()
-		rep.progress(ts)
-		if cfg.Ticks != nil {
-			if err := cfg.Ticks.Write(ts); err != nil {
-				loopErr = fmt.Errorf("tpcc run: --ticks: %w", err)
-				cancel(loopErr)
-				break loop
-			}
-		}
-		if !ramping && enc != nil {
-			for _, iv := range ivs {
-				if err := enc.Encode(iv.Tick()); err != nil {
-					loopErr = fmt.Errorf("tpcc run: --histograms: %w", err)
-					cancel(loopErr)
-					break loop
-				}
-			}
-			// A buffered file is flushed every tick, so a run that is
-			// killed leaves every completed tick on disk.
-			if err := flush(cfg.Histograms); err != nil {
-				loopErr = fmt.Errorf("tpcc run: --histograms: %w", err)
-				cancel(loopErr)
-				break loop
-			}
-		}
-		out.Flush()
-		if !now.Before(end) {
-			break
-		}
-	}
-	ticker.Stop()
+	d := r.displayLoop(start, ex)
 	close(stop)
 	cancel(nil)
 	_ = g.Wait()
 	procsUsed := procsDone()
 	now := cfg.Now()
+	loopErr := d.err
 	if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) && loopErr == nil {
 		loopErr = fmt.Errorf("tpcc run: stopped by an error (use --tolerate-errors to continue past errors): %w", cause)
 	}
 	if loopErr == nil && ctx.Err() != nil {
 		loopErr = ctx.Err()
 	}
-	if ramping {
+	if d.ramping {
 		// Interrupted or failed during the ramp: nothing was measured.
 		if loopErr == nil {
 			loopErr = errors.New("tpcc run: ended during the ramp-up")
 		}
 		return nil, loopErr
 	}
-	// The final delta line of every name at shutdown.
-	final := rec.Tick(now)
-	if enc != nil {
-		for _, iv := range final {
-			if err := enc.Encode(iv.Tick()); err != nil && loopErr == nil {
-				loopErr = fmt.Errorf("tpcc run: --histograms: %w", err)
-			}
-		}
-		if err := flush(cfg.Histograms); err != nil && loopErr == nil {
-			loopErr = fmt.Errorf("tpcc run: --histograms: %w", err)
-		}
+	res, err := r.finish(now, d, ex, procsUsed)
+	if loopErr == nil {
+		loopErr = err
 	}
-	c := cnt.Load()
-	if cfg.Ticks != nil {
-		ts := tb.Build(now, now.Sub(measureStart), result.PhaseFinal, final, loadTickCounts(c))
-		ts.Terminals = ex.joined.Load()
-		if err := cfg.Ticks.Write(ts); err != nil && loopErr == nil {
-			loopErr = fmt.Errorf("tpcc run: --ticks: %w", err)
-		}
-	}
-	res := newRunResult(final, c, now.Sub(measureStart), activeHere)
-	res.Profile, res.Connections, res.CLoad = prof.Name(), perURL*len(cfg.URLs), load
-	res.AllActive = cfg.ActiveWarehouses
-	res.WorkloadEfficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * float64(cfg.ActiveWarehouses))
-	res.StartDelay = startDelay
-	res.ReadyAt, res.StartAt = readyAt, cfg.StartAt
-	res.Isolation = iso
-	res.Audit = audit(c, res, loaded, cfg.Wait)
-	res.Procs = procsUsed
-	if procsUsed != nil {
-		fmt.Fprintln(out, procsLine(procsUsed))
-	}
-	rep.final(res)
+	r.rep.final(res)
 	if loopErr != nil {
 		return res, loopErr
 	}
@@ -365,6 +119,344 @@ loop:
 		return res, &AuditError{Failed: failed}
 	}
 	return res, nil
+}
+
+// runState is one Run's state (not the scheduler's run loop): the host's
+// plan and sizing, the database it found, and what the executors, their
+// accounting and the display loop share (the counters, the histograms,
+// the first error).
+type runState struct {
+	cfg                *RunConfig
+	parts              Partitions
+	pl                 plan
+	loaded, activeHere int // warehouses in the database; active on this host
+	prof               LoadProfile
+	workers, perURL    int
+	out                *bufio.Writer
+	rep                *reporter
+	pools              []*pgxpool.Pool
+
+	// What setUpDatabase found and chose.
+	dialect  Dialect
+	meta     Meta
+	iso      pgx.TxIsoLevel
+	rw, ro   pgx.TxOptions
+	seedRand *Rand
+	runC     Constants // C-Run
+
+	// readyAt and startDelay are waitForStart's: when the start file
+	// named the start, and how late the run started after it.
+	readyAt    time.Time
+	startDelay time.Duration
+
+	// The executors' accounting, which the display loop reads and swaps.
+	cnt atomic.Pointer[counters]
+	rec *histogram.Recorder
+	ops [numTxnTypes]*histogram.Op
+	// swap keeps a transaction's count and its latency on the same side
+	// of the ramp's end: the display loop swaps counters and resets the
+	// histograms under the write lock, executors account under the read
+	// lock (without it a transaction could count in the old counters and
+	// record in the new histograms).
+	swap     sync.RWMutex
+	errs     errorLog
+	firstErr sync.Once
+	ctx      context.Context // the run's: canceled at its end or first error
+	cancel   context.CancelCauseFunc
+}
+
+// newRun applies cfg's defaults and plans this host's share: its
+// terminals, the profile and the connections it sizes.
+func newRun(ctx context.Context, cfg *RunConfig) (*runState, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	r := &runState{cfg: cfg}
+	var err error
+	if r.parts, err = NewPartitions(cfg.Warehouses, cfg.ActiveWarehouses, cfg.Partitions); err != nil {
+		return nil, fmt.Errorf("tpcc run: %w", err)
+	}
+	if r.pl, err = planTerminals(r.parts, cfg.Affinity, len(cfg.URLs), cfg.URLPerAffinity); err != nil {
+		return nil, fmt.Errorf("tpcc run: %w", err)
+	}
+	r.loaded = cfg.Warehouses
+	if cfg.benchOnlyLoaded > 0 {
+		r.loaded = cfg.benchOnlyLoaded
+		first, _ := r.parts.ActiveRange(0)
+		for i := range r.pl.homes {
+			r.pl.homes[i].W = int32(first + (int(r.pl.homes[i].W)-first)%r.loaded)
+		}
+	}
+	r.activeHere = len(r.pl.homes) / 10
+	if r.prof, err = cfg.chooseProfile(ctx, r.parts); err != nil {
+		return nil, err
+	}
+	workers, conns, err := cfg.sizing(len(r.pl.homes), r.parts, r.prof)
+	if err != nil {
+		return nil, err
+	}
+	r.workers, r.perURL = workers, perURLConns(conns, len(cfg.URLs))
+	return r, nil
+}
+
+// setUpDatabase checks the database the pools reach against the run (dialect,
+// metadata, CockroachDB's partitioning and scattering), chooses the
+// isolation level and C-Run, warms the profile's connections and makes
+// the accounting's counters and histograms.
+func (r *runState) setUpDatabase(ctx context.Context) error {
+	cfg, out := r.cfg, r.out
+	var err error
+	r.dialect, r.meta, err = probe(ctx, r.pools[0], cfg.DataSeed)
+	if err != nil {
+		return fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
+	}
+	dialect := r.dialect
+	if dialect == Cockroach && (cfg.Partitions > 1 || cfg.Scatter) && cfg.Cockroach == nil {
+		return errors.New("tpcc run: partitioning or scattering CockroachDB needs its fixtures (the command layer gives them)")
+	}
+	if dialect == Cockroach && cfg.Cockroach != nil {
+		if err := cfg.Cockroach.Detect(ctx, r.pools[0]); err != nil {
+			return fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
+		}
+	}
+	if dialect == Cockroach && cfg.Partitions > 1 {
+		fmt.Fprintf(out, "Partitioning the tables %d ways (%s) if they are not yet\n", cfg.Partitions, cfg.Cockroach.Strategy())
+		out.Flush()
+		if err := cfg.Cockroach.Partition(ctx, r.pools[0], r.parts); err != nil {
+			return fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
+		}
+		r.meta.Partitions = cfg.Partitions
+	}
+	if dialect == Cockroach && cfg.Scatter {
+		for _, s := range cfg.Cockroach.ScatterStatements() {
+			if _, err := r.pools[0].Exec(ctx, s); err != nil {
+				return fmt.Errorf("tpcc run: --scatter: %s: %w", s, err)
+			}
+		}
+	}
+	// A --warehouses other than the loaded count makes transactions miss
+	// rows (CockroachDB's workload then fails with "no rows in result
+	// set", cockroach#73860); say so before starting.
+	if r.meta.Warehouses != r.loaded {
+		return fmt.Errorf("tpcc run: --warehouses %d, but the database holds %d", r.loaded, r.meta.Warehouses)
+	}
+	if r.meta.Partitions > 1 && cfg.Partitions != r.meta.Partitions {
+		return fmt.Errorf("tpcc run: --partitions %d, but the database is partitioned %d ways", cfg.Partitions, r.meta.Partitions)
+	}
+	r.iso = cfg.Isolation
+	if r.iso == "" {
+		r.iso = pgx.RepeatableRead // PostgreSQL: snapshot + FOR UPDATE; conflicts surface as 40001 and are retried
+		if dialect == Cockroach {
+			r.iso = pgx.Serializable
+		}
+	}
+	r.rw = pgx.TxOptions{IsoLevel: r.iso}
+	r.ro = pgx.TxOptions{IsoLevel: r.iso, AccessMode: pgx.ReadOnly}
+	r.seedRand = NewRand(cfg.Seed, 0)
+	r.runC = r.prof.RunConstants(r.seedRand, r.meta)
+	fmt.Fprintf(out, "Profile %s, dialect %s, isolation %s, C-Load %s, C-Run %s\n", r.prof.Name(), dialect, r.iso, r.meta.Load, r.runC)
+	out.Flush()
+	if err := r.prof.Warm(ctx, r.pools, r.perURL, dialect); err != nil {
+		return fmt.Errorf("tpcc run: %w", err)
+	}
+
+	r.cnt.Store(newCounters(cfg.Warehouses))
+	maxLatency := cfg.HistogramsMaxLatency
+	if maxLatency <= 0 {
+		maxLatency = histogram.MaxLatency
+	}
+	r.rec = histogram.NewRecorderMax(cfg.Now(), maxLatency, histogram.TPCCNames()...)
+	for t := range numTxnTypes {
+		r.ops[t] = r.rec.Op(t.String(), cfg.Now())
+	}
+	return nil
+}
+
+// waitForStart waits for the start file's time or --start-at, if given.
+func (r *runState) waitForStart(ctx context.Context) error {
+	cfg, out := r.cfg, r.out
+	if cfg.StartFile != "" {
+		var err error
+		if r.readyAt, cfg.StartAt, err = awaitStart(ctx, cfg, out); err != nil {
+			return err
+		}
+	}
+	if cfg.StartAt.IsZero() {
+		return nil
+	}
+	if d := cfg.StartAt.Sub(cfg.Now()); d > 0 {
+		fmt.Fprintf(out, "Waiting %s for --start-at %s\n", d.Round(time.Millisecond), cfg.StartAt.Format(time.RFC3339Nano))
+		out.Flush()
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	r.startDelay = cfg.Now().Sub(cfg.StartAt)
+	fmt.Fprintf(out, "Started %s after --start-at\n", r.startDelay.Round(time.Microsecond))
+	return nil
+}
+
+// newExecutor makes an executor of the profile with its own random stream,
+// which the run also draws its cards and think times from.
+func (r *runState) newExecutor(stream uint64) (Executor, *Rand) {
+	rng := NewRand(r.cfg.Seed, stream)
+	return r.prof.NewExecutor(Session{Rand: rng, Constants: r.runC, Warehouses: r.loaded, Dialect: r.dialect,
+		Retry: r.cfg.Retry, ReadWrite: r.rw, ReadOnly: r.ro, Tally: Tally{&r.cnt}}), rng
+}
+
+// account records one transaction an executor ran: its retries, and
+// its latency or its error. The first error ends the run unless
+// --tolerate-errors; a transaction the run's end interrupted is no
+// measurement.
+func (r *runState) account(t TxnType, latency time.Duration, retries int, err error) {
+	r.swap.RLock()
+	defer r.swap.RUnlock()
+	c := r.cnt.Load()
+	if retries > 0 {
+		c.retries[t].Add(int64(retries))
+	}
+	if r.ctx.Err() != nil {
+		return // interrupted by the end of the run: not a measurement
+	}
+	if err != nil && !errors.Is(err, ErrNewOrderRollback) {
+		c.errors[t].Add(1)
+		var ex *RetriesExhaustedError
+		if errors.As(err, &ex) {
+			c.gaveUp[t].Add(1)
+		}
+		r.errs.note(err)
+		if !r.cfg.TolerateErrors {
+			r.firstErr.Do(func() { r.cancel(err) })
+		}
+		return
+	}
+	c.done[t].Add(1)
+	r.ops[t].Record(latency)
+}
+
+// displayEnd is where the display loop left the run.
+type displayEnd struct {
+	measureStart time.Time // the ramp's end (the start without a ramp)
+	ramping      bool      // the loop ended during the ramp
+	tb           result.TickBuilder
+	enc          *histogram.Encoder // the --histograms file's, if any
+	err          error              // a --ticks or --histograms write failed
+}
+
+// displayLoop is the display loop: progress every DisplayEvery; histogram
+// ticks only after the ramp, whose end resets everything (CockroachDB's
+// rule). It returns at the run's end, its first error or --max-ops.
+func (r *runState) displayLoop(start time.Time, ex *executors) *displayEnd {
+	cfg, out := r.cfg, r.out
+	r.rep = newReporter(out)
+	d := &displayEnd{measureStart: start, ramping: cfg.Ramp > 0}
+	rampEnd := start.Add(cfg.Ramp)
+	end := rampEnd.Add(cfg.Duration)
+	if cfg.Histograms != nil {
+		d.enc = histogram.NewEncoder(cfg.Histograms)
+	}
+	ticker := time.NewTicker(cfg.DisplayEvery)
+	defer ticker.Stop()
+	for {
+		var now time.Time
+		select {
+		case <-r.ctx.Done():
+			return d
+		case <-cfg.limit.exhausted(): // --max-ops
+			return d
+		case <-ticker.C:
+			now = cfg.Now()
+		}
+		if d.ramping && !now.Before(rampEnd) {
+			d.ramping = false
+			d.measureStart = now
+			r.swap.Lock()
+			r.rec.Reset(now)
+			r.cnt.Store(newCounters(cfg.Warehouses))
+			d.tb.Reset()
+			r.swap.Unlock()
+			fmt.Fprintf(out, "Ramp-up done after %s; measuring for %s\n", now.Sub(start).Round(time.Millisecond), cfg.Duration)
+			continue
+		}
+		r.errs.print(out)
+		ivs := r.rec.Tick(now)
+		phase := result.PhaseRun
+		if d.ramping {
+			phase = result.PhaseRamp
+		}
+		ts := d.tb.Build(now, now.Sub(d.measureStart), phase, ivs, loadTickCounts(r.cnt.Load()))
+		ts.Terminals = ex.joined.Load()
+		r.rep.progress(ts)
+		if cfg.Ticks != nil {
+			if err := cfg.Ticks.Write(ts); err != nil {
+				d.err = fmt.Errorf("tpcc run: --ticks: %w", err)
+				r.cancel(d.err)
+				return d
+			}
+		}
+		if !d.ramping && d.enc != nil {
+			for _, iv := range ivs {
+				if err := d.enc.Encode(iv.Tick()); err != nil {
+					d.err = fmt.Errorf("tpcc run: --histograms: %w", err)
+					r.cancel(d.err)
+					return d
+				}
+			}
+			// A buffered file is flushed every tick, so a run that is
+			// killed leaves every completed tick on disk.
+			if err := flush(cfg.Histograms); err != nil {
+				d.err = fmt.Errorf("tpcc run: --histograms: %w", err)
+				r.cancel(d.err)
+				return d
+			}
+		}
+		out.Flush()
+		if !now.Before(end) {
+			return d
+		}
+	}
+}
+
+// finish writes the final delta line of every name at shutdown (to
+// --histograms and --ticks) and makes the result with its audit; the
+// error is the first write that failed.
+func (r *runState) finish(now time.Time, d *displayEnd, ex *executors, procsUsed *result.ClientProcs) (*RunResult, error) {
+	cfg := r.cfg
+	var werr error
+	final := r.rec.Tick(now)
+	if d.enc != nil {
+		for _, iv := range final {
+			if err := d.enc.Encode(iv.Tick()); err != nil && werr == nil {
+				werr = fmt.Errorf("tpcc run: --histograms: %w", err)
+			}
+		}
+		if err := flush(cfg.Histograms); err != nil && werr == nil {
+			werr = fmt.Errorf("tpcc run: --histograms: %w", err)
+		}
+	}
+	c := r.cnt.Load()
+	if cfg.Ticks != nil {
+		ts := d.tb.Build(now, now.Sub(d.measureStart), result.PhaseFinal, final, loadTickCounts(c))
+		ts.Terminals = ex.joined.Load()
+		if err := cfg.Ticks.Write(ts); err != nil && werr == nil {
+			werr = fmt.Errorf("tpcc run: --ticks: %w", err)
+		}
+	}
+	res := newRunResult(final, c, now.Sub(d.measureStart), r.activeHere)
+	res.Profile, res.Connections, res.CLoad = r.prof.Name(), r.perURL*len(cfg.URLs), r.meta.Load
+	res.AllActive = cfg.ActiveWarehouses
+	res.WorkloadEfficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * float64(cfg.ActiveWarehouses))
+	res.StartDelay = r.startDelay
+	res.ReadyAt, res.StartAt = r.readyAt, cfg.StartAt
+	res.Isolation = r.iso
+	res.Audit = audit(c, res, r.loaded, cfg.Wait)
+	res.Procs = procsUsed
+	if procsUsed != nil {
+		fmt.Fprintln(r.out, procsLine(procsUsed))
+	}
+	return res, werr
 }
 
 // errorLog keeps the latest transaction error for the display loop, which
