@@ -21,8 +21,19 @@ build:
 test: setup
 	$(GO) test -race -count=1 -timeout 25m ./...
 
-lint:
+# goimports groups imports: standard library, other modules, then this
+# module (-local). It is installed outside the repository, into GOBIN or
+# GOPATH/bin, the first time lint runs on a machine.
+GOIMPORTS_BIN := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
+GOIMPORTS     := $(GOIMPORTS_BIN)/goimports
+
+$(GOIMPORTS):
+	GOBIN=$(GOIMPORTS_BIN) $(GO) install golang.org/x/tools/cmd/goimports@latest
+
+lint: $(GOIMPORTS)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$($(GOIMPORTS) -local github.com/benchrig/benchrig -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then \
+	  echo "imports not grouped (run $(GOIMPORTS) -local github.com/benchrig/benchrig -w on them):"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	@cp go.mod /tmp/benchrig-go.mod.bak; cp go.sum /tmp/benchrig-go.sum.bak; \
 	  $(GO) mod tidy; \

@@ -63,7 +63,7 @@ type Release struct {
 	// issues IMPORT INTO (true) or IMPORT TABLE t (schema) (false).
 	// fixture.go issued IMPORT TABLE through v21.2; IMPORT with an inline
 	// schema was deprecated in v21.2 and workload moved to CREATE TABLE
-	// IF NOT EXISTS + IMPORT INTO for v22.1 (cockroach.md §3.6 "≤21.x").
+	// IF NOT EXISTS + IMPORT INTO for v22.1.
 	ImportInto bool
 	// NodeCountQuery is the query workload's fixtures import counts the
 	// nodes with, to give each one its share of the workload:// sources:
@@ -86,14 +86,14 @@ type Release struct {
 	// UnsafeInternals: crdb_internal is an "unsafe internal", readable
 	// only while allow_unsafe_internals is on (v25.4+).
 	UnsafeInternals bool
-	// Licence is what the release asks of a licence key: before v24.3
+	// License is what the release asks of a licence key: before v24.3
 	// partitioning is an enterprise feature that needs one; from v24.3
 	// (LicenseOptionalFrom) no feature is gated and a key is optional,
 	// but an unlicensed multi-node cluster runs 7 days from init and is
 	// then throttled to 5 concurrent open transactions.
 	//
 	// fidelity:v25.4/14 fidelity:v25.4/15
-	Licence Licence
+	License License
 
 	// HistogramSuffix ends the name of a measured run's --histograms file:
 	// the recipes' .histogram.ndjson, and from v24.3 .histogram.json,
@@ -122,20 +122,20 @@ type Release struct {
 	WorkloadRunFlags map[string]bool
 }
 
-// Licence is a release's licence rule (Release.Licence).
-type Licence int
+// License is a release's licence rule (Release.License).
+type License int
 
 const (
-	// LicenceForPartitioning: partitioning (PARTITION BY, the recipes'
+	// LicenseForPartitioning: partitioning (PARTITION BY, the recipes'
 	// partitioned tables) needs an enterprise licence (up to v24.2).
-	LicenceForPartitioning Licence = iota
-	// LicenceOptional: no feature needs one; an unlicensed multi-node
+	LicenseForPartitioning License = iota
+	// LicenseOptional: no feature needs one; an unlicensed multi-node
 	// cluster is throttled to 5 concurrent open transactions 7 days
 	// after init (v24.3+; single-node clusters never are).
-	LicenceOptional
+	LicenseOptional
 )
 
-// UnlicensedGraceDays is how long a LicenceOptional release runs a
+// UnlicensedGraceDays is how long a LicenseOptional release runs a
 // multi-node cluster without a key before throttling it.
 const UnlicensedGraceDays = 7
 
@@ -164,7 +164,7 @@ const (
 )
 
 // LicenseOptionalFrom is the first release whose licence is optional
-// (Release.Licence).
+// (Release.License).
 var LicenseOptionalFrom = Version{Major: 24, Minor: 3}
 
 // change is one change of CockroachDB's behaviour: from the build from
@@ -183,58 +183,97 @@ type change struct {
 //
 // fidelity:v20.1/S8 fidelity:v20.1/S9 fidelity:v20.1/S10 fidelity:v20.1/S12 fidelity:v20.1/S13 fidelity:v20.1/S14 fidelity:v20.1/S19 fidelity:v20.1/S20
 var changes = []change{
-	{Build{}, "docs/fidelity/v20.1.md", func(r *Release) {
-		r.Generator, r.SchemaGenerator = Generator21, Generator21
-		r.SourceFlags = url.Values{"interleaved": {"false"}}
-		r.SchemaFKIndexes, r.PartitionFKIndexes, r.PartitionOrderIdx = true, true, false
-		r.StatsTables = []string{"customer", "new_order", "item", "stock", "order_line"}
-		r.ItemReplicaPrefix = "replicated_idx_"
-		r.NodeCountQuery = `SELECT count(node_id) FROM "".crdb_internal.gossip_liveness`
-		r.Stop = StopQuit
-		r.Licence = LicenceForPartitioning
-		r.HistogramSuffix = ".histogram.ndjson"
-		r.WorkloadRunFlags = workloadRunFlags201
-	}},
-	{Build{Version{20, 1}, 7}, "PR #54715 (backport of #54713), merged 2020-09-24: statistics for warehouse, district, history and order too",
-		func(r *Release) { r.StatsTables = allStatsTables }},
-	{Build{Version{20, 1}, 9}, "PR #55892, merged 2020-10-31: master's workload on release-20.1", func(r *Release) {
-		r.Generator = Generator22
-		r.SourceFlags = url.Values{"deprecated-fk-indexes": {"true"}, "interleaved": {"false"}}
-		r.PartitionFKIndexes, r.PartitionOrderIdx = false, true
-	}},
-	{Build{Version{20, 2}, 0}, "PR #53367: --deprecated-fk-indexes defaults to false; --replicate-static-columns; node drain replaces quit", func(r *Release) {
-		r.SchemaGenerator = Generator22
-		r.SourceFlags = url.Values{"deprecated-fk-indexes": {"false"}, "interleaved": {"false"}}
-		r.SchemaFKIndexes = false
-		r.ReplicateStaticColumns = true
-		r.Stop = StopDrain
-	}},
-	{Build{Version{21, 1}, 0}, "docs#9774: families and replicate-static-columns are generator flags; PR #56191: item_idx_<i>; --log YAML", func(r *Release) {
-		r.SourceFlags = url.Values{"deprecated-fk-indexes": {"false"}, "families": {"false"}, "interleaved": {"false"},
-			"replicate-static-columns": {"false"}}
-		r.ItemReplicaPrefix = "item_idx_"
-		r.LogConfig = true
-	}},
-	{Build{Version{21, 2}, 0}, "v21.2 removed interleaved and added flags benchrig does not list",
-		func(r *Release) { r.SourceFlags = nil }},
-	{Build{Version{22, 1}, 0}, "cockroach.md §3.6: CREATE TABLE + IMPORT INTO; system.sql_instances", func(r *Release) {
-		r.ImportInto = true
-		r.NodeCountQuery = `SELECT count(1) FROM system.sql_instances WHERE addr IS NOT NULL`
-	}},
-	{Build{Version{24, 1}, 0}, "PR #119155: lease transfers move to the lease queue (queue.lease.pending)",
-		func(r *Release) { r.LeaseQueue = true }},
-	{Build{LicenseOptionalFrom, 0}, "licensing-faqs: no feature gated, a 7-day grace then throttling (PR #131943); PR #129221: --histogram-export-format, a json exporter that wants a .json file (docs/fidelity/v25.4.md 15, 42)",
-		func(r *Release) {
-			r.Licence = LicenceOptional
+	{
+		from:   Build{},
+		source: "docs/fidelity/v20.1.md",
+		apply: func(r *Release) {
+			r.Generator, r.SchemaGenerator = Generator21, Generator21
+			r.SourceFlags = url.Values{"interleaved": {"false"}}
+			r.SchemaFKIndexes, r.PartitionFKIndexes, r.PartitionOrderIdx = true, true, false
+			r.StatsTables = []string{"customer", "new_order", "item", "stock", "order_line"}
+			r.ItemReplicaPrefix = "replicated_idx_"
+			r.NodeCountQuery = `SELECT count(node_id) FROM "".crdb_internal.gossip_liveness`
+			r.Stop = StopQuit
+			r.License = LicenseForPartitioning
+			r.HistogramSuffix = ".histogram.ndjson"
+			r.WorkloadRunFlags = workloadRunFlags201
+		},
+	},
+	{
+		from:   Build{Version{20, 1}, 7},
+		source: "PR #54715 (backport of #54713), merged 2020-09-24: statistics for warehouse, district, history and order too",
+		apply:  func(r *Release) { r.StatsTables = allStatsTables },
+	},
+	{
+		from:   Build{Version{20, 1}, 9},
+		source: "PR #55892, merged 2020-10-31: master's workload on release-20.1",
+		apply: func(r *Release) {
+			r.Generator = Generator22
+			r.SourceFlags = url.Values{"deprecated-fk-indexes": {"true"}, "interleaved": {"false"}}
+			r.PartitionFKIndexes, r.PartitionOrderIdx = false, true
+		},
+	},
+	{
+		from:   Build{Version{20, 2}, 0},
+		source: "PR #53367: --deprecated-fk-indexes defaults to false; --replicate-static-columns; node drain replaces quit",
+		apply: func(r *Release) {
+			r.SchemaGenerator = Generator22
+			r.SourceFlags = url.Values{"deprecated-fk-indexes": {"false"}, "interleaved": {"false"}}
+			r.SchemaFKIndexes = false
+			r.ReplicateStaticColumns = true
+			r.Stop = StopDrain
+		},
+	},
+	{
+		from:   Build{Version{21, 1}, 0},
+		source: "docs#9774: families and replicate-static-columns are generator flags; PR #56191: item_idx_<i>; --log YAML",
+		apply: func(r *Release) {
+			r.SourceFlags = url.Values{"deprecated-fk-indexes": {"false"}, "families": {"false"}, "interleaved": {"false"},
+				"replicate-static-columns": {"false"}}
+			r.ItemReplicaPrefix = "item_idx_"
+			r.LogConfig = true
+		},
+	},
+	{
+		from:   Build{Version{21, 2}, 0},
+		source: "v21.2 removed interleaved and added flags benchrig does not list",
+		apply:  func(r *Release) { r.SourceFlags = nil },
+	},
+	{
+		from:   Build{Version{22, 1}, 0},
+		source: "v22.1's fixtures: IMPORT TABLE ... CSV DATA gives way to CREATE TABLE IF NOT EXISTS + IMPORT INTO; the nodes are counted in system.sql_instances, not crdb_internal.gossip_liveness",
+		apply: func(r *Release) {
+			r.ImportInto = true
+			r.NodeCountQuery = `SELECT count(1) FROM system.sql_instances WHERE addr IS NOT NULL`
+		},
+	},
+	{
+		from:   Build{Version{24, 1}, 0},
+		source: "PR #119155: lease transfers move to the lease queue (queue.lease.pending)",
+		apply:  func(r *Release) { r.LeaseQueue = true },
+	},
+	{
+		from:   Build{LicenseOptionalFrom, 0},
+		source: "licensing-faqs: no feature gated, a 7-day grace then throttling (PR #131943); PR #129221: --histogram-export-format, a json exporter that wants a .json file (docs/fidelity/v25.4.md 15, 42)",
+		apply: func(r *Release) {
+			r.License = LicenseOptional
 			r.HistogramSuffix, r.HistogramJSONOnly = ".histogram.json", true
-		}},
-	{Build{Version{25, 1}, 0}, "PR #134796: URL j serves affinity[j]; generator flags of current.go (docs/fidelity/v25.4.md)", func(r *Release) {
-		r.URLPerAffinity = true
-		r.SourceFlags = currentSourceFlags()
-		r.WorkloadRunFlags = workloadRunFlagsCurrent
-	}},
-	{Build{Version{25, 4}, 0}, "docs/fidelity/v25.4.md: crdb_internal is an unsafe internal",
-		func(r *Release) { r.UnsafeInternals = true }},
+		},
+	},
+	{
+		from:   Build{Version{25, 1}, 0},
+		source: "PR #134796: URL j serves affinity[j]; generator flags of current.go (docs/fidelity/v25.4.md)",
+		apply: func(r *Release) {
+			r.URLPerAffinity = true
+			r.SourceFlags = currentSourceFlags()
+			r.WorkloadRunFlags = workloadRunFlagsCurrent
+		},
+	},
+	{
+		from:   Build{Version{25, 4}, 0},
+		source: "docs/fidelity/v25.4.md: crdb_internal is an unsafe internal",
+		apply:  func(r *Release) { r.UnsafeInternals = true },
+	},
 }
 
 // Release returns the facts of b (the zero Build: the baseline's).

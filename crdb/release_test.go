@@ -89,7 +89,7 @@ func TestReleaseNodeFacts(t *testing.T) {
 			}
 		}
 		r := b.Release()
-		if r.Stop != tc.stop || r.LogConfig != tc.log || r.UnsafeInternals != tc.internals || (r.Licence == LicenceOptional) != tc.license ||
+		if r.Stop != tc.stop || r.LogConfig != tc.log || r.UnsafeInternals != tc.internals || (r.License == LicenseOptional) != tc.license ||
 			r.URLPerAffinity != tc.affinity || r.ImportInto != tc.into || r.ReplicateStaticColumns != tc.rsc {
 			t.Errorf("%q: %+v", tc.build, r)
 		}

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	goldenfile "github.com/benchrig/benchrig/internal/golden"
 
 	"github.com/jackc/pgx/v5"
 

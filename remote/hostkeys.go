@@ -10,10 +10,11 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/benchrig/benchrig/internal/localfile"
 	"github.com/skeema/knownhosts"
 	"golang.org/x/crypto/ssh"
 	xknownhosts "golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/benchrig/benchrig/internal/localfile"
 )
 
 // HostKeyPolicy says what to do with a host key that known_hosts does not

@@ -3,12 +3,13 @@ package remote
 import (
 	"bytes"
 	"context"
-	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/benchrig/benchrig/internal/golden"
 )
 
 // TestShellJoinGolden pins the exact text sent to hosts for a set of

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/tpcc/pgtest"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
 // rusageSelf is this process's user+system CPU time so far (all threads:

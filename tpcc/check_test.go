@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchrig/benchrig/tpcc/pgtest"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
 // TestCheckDetectsViolations loads one warehouse into a template database,

@@ -47,13 +47,16 @@
 //
 // A load profile, chosen once per run, says which SQL the terminals send:
 // Run drives a LoadProfile value (loadprofile.go: the interface and what
-// a profile gets, Session, Pool, Home, Tally), which the run's
-// composition point makes from the profile's name
-// (RunConfig.ChooseProfile, tpcc/profile.Choose). The pipelined profile
-// (pipelined.go) and its five transactions (new_order.go ...
-// stock_level.go) follow clauses 2.4 to 2.8, batched into few round trips
-// with pgx pipelines and cached prepared statements, taking row locks in
-// a fixed order. The workload profile (tpcc/profile/workload) sends
+// a profile gets, Session, Pool, Home; tally.go, Tally; inputs.go, the
+// transactions' inputs), which the run's composition point makes from
+// the profile's name (RunConfig.ChooseProfile, tpcc/profile.Choose). The
+// profiles are packages above this one: the pipelined profile
+// (tpcc/profile/pipelined) follows clauses 2.4 to 2.8, batched into few
+// round trips with pgx pipelines and cached prepared statements, taking
+// row locks in a fixed order; the functions profile
+// (tpcc/profile/functions) makes each transaction one PL/pgSQL call,
+// which tpcc init installs through InitOptions.Install. The workload
+// profile (tpcc/profile/workload) sends
 // CockroachDB workload v20.1's statements one round trip each under its
 // savepoint retry protocol, with its connection count, warm-up and linear
 // ramp (docs/fidelity/v20.1.md); it is the default on CockroachDB.
@@ -82,8 +85,8 @@
 // tpcc knows no CockroachDB release: it imports neither crdb nor
 // crdb/fixtures (the orchestrator's layout test fails if it does). Nor
 // does it know the load profiles above it: it imports neither
-// tpcc/profile nor a profile (profile_layout_test.go), and a run without
-// ChooseProfile can only run the pipelined profile it holds. What
+// tpcc/profile nor a profile (layout_test.go), and a run without
+// ChooseProfile is refused. What
 // differs per release reaches it as values from the command layer
 // (tpcc/command): RunConfig.URLPerAffinity, RunConfig.Cockroach (a
 // CockroachFixtures: partitioning and --scatter) and InitOptions.Partition.

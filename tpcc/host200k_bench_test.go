@@ -152,7 +152,7 @@ func TestHost200kChild(t *testing.T) {
 		}
 		cfg.QueryExecMode = m
 	}
-	needs, err := RunNeeds(cfg)
+	needs, err := RunNeeds(chosen(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestHost200kChild(t *testing.T) {
 	var rr *RunResult
 	go func() {
 		var err error
-		rr, err = Run(ctx, cfg)
+		rr, err = Run(ctx, chosen(cfg))
 		runErr <- err
 	}()
 	select {
@@ -382,7 +382,7 @@ func BenchmarkHost200k(b *testing.B) {
 	loaded := envInt(b, "BENCHRIG_HOST200K_LOADED", 4)
 	cfg := host200kPlan
 	cfg.URLs, cfg.Profile, cfg.ChooseProfile = urls, prof, chooseForTests
-	needs, err := RunNeeds(cfg)
+	needs, err := RunNeeds(chosen(cfg))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -565,8 +565,8 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 // difference of their live heap (Go heap in use plus stacks, after a
 // forced GC) and live RSS divided by the 500 connections between them.
 // That includes each connection's executor goroutine. The variants run
-// side by side: pgx's defaults, benchrig's sizing before issue 30, and
-// the current sizing (sizeConnConfig).
+// side by side: pgx's defaults, benchrig's earlier sizing (64 statements), and
+// the current sizing (SizeConnConfig).
 func BenchmarkConnBytes(b *testing.B) {
 	const lo, hi, loaded = 100, 600, 1
 	srv := pgtest.Start(b, pgtest.NoSync(), pgtest.Setting("max_connections", "700"))
@@ -596,12 +596,12 @@ func BenchmarkConnBytes(b *testing.B) {
 }
 
 // connSizings are BenchmarkConnBytes's variants, as URL parameters that
-// pgx reads (ParseConfig) and sizeConnConfig keeps.
-// pgx's defaults are two 512-entry caches, which sizeConnConfig would
+// pgx reads (ParseConfig) and SizeConnConfig keeps.
+// pgx's defaults are two 512-entry caches, which SizeConnConfig would
 // replace; 511 allocates the same maps.
 var connSizings = []struct{ name, query string }{
 	{"pgx-defaults", "&statement_cache_capacity=511&description_cache_capacity=511"},
-	{"cache-64", "&statement_cache_capacity=64"}, // the statement cache before issue 30
+	{"cache-64", "&statement_cache_capacity=64"}, // the earlier statement cache
 	{"current", ""},
 }
 
@@ -626,7 +626,7 @@ func TestHostSplit(t *testing.T) {
 	} {
 		cfg := host200kPlan
 		cfg.URLs, cfg.Profile, cfg.ChooseProfile = urls, tc.prof, chooseForTests
-		needs, err := RunNeeds(cfg)
+		needs, err := RunNeeds(chosen(cfg))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,24 +1,17 @@
 package tpcc
 
-import (
-	"sync/atomic"
-	"testing"
-
-	"github.com/jackc/pgx/v5"
-)
+import "testing"
 
 // TestRemoteWarehouseZeroBased: remote warehouses (clauses 2.4.1.5.2,
 // 2.5.1.2) are drawn uniformly from w_id 0..W-1 minus home, workload's
 // 0-based ids: every other warehouse is drawn, home and W never.
 func TestRemoteWarehouseZeroBased(t *testing.T) {
 	const W = 4
-	var cnt atomic.Pointer[counters]
-	cnt.Store(newCounters(W))
-	w := newWorker(NewRand(3, 1), Constants{}, W, RetryPolicy{}, pgx.TxOptions{}, pgx.TxOptions{}, &cnt)
+	g := Inputs{Rand: NewRand(3, 1), Warehouses: W}
 	for home := int32(0); home < W; home++ {
 		seen := map[int32]int{}
 		for range 3000 {
-			seen[w.otherWarehouse(home)]++
+			seen[g.OtherWarehouse(home)]++
 		}
 		for x, n := range seen {
 			if x < 0 || x >= W || x == home {

@@ -24,7 +24,7 @@ import (
 // (tpmC), retries per 1,000 transactions, the share of response time lost
 // to retries, client CPU per 1,000 New-Orders (this process's getrusage),
 // server CPU per 1,000 New-Orders, errors (transactions that gave up;
-// want 0), and the stability of the run (issue 22): the lowest 1 s tick's
+// want 0), and the stability of the run: the lowest 1 s tick's
 // tpmC after the first 5 s over the median tick's.
 //
 //	go test ./tpcc -run '^$' -bench NoWaitIsolation -benchtime 2x
@@ -50,16 +50,16 @@ func BenchmarkNoWaitIsolation(b *testing.B) {
 		for i, lvl := range levels {
 			s := &all[i]
 			var ticks tickTpmC
-			c0, s0 := selfCPU(b), serverCPU(b, srv)
-			res, err := Run(context.Background(), RunConfig{
+			c0, s0 := pgtest.SelfCPU(b), pgtest.ServerCPU(b, srv)
+			res, err := Run(context.Background(), RunConfig{ChooseProfile: chooseForTests,
 				URLs: []string{url}, Warehouses: warehouses, Wait: 0, Workers: workers,
 				Duration: 15 * time.Second, Isolation: lvl.iso, Seed: 14, Ticks: &ticks,
 			})
 			if err != nil && !errors.As(err, new(*AuditError)) {
 				b.Fatalf("%s: %v", lvl.name, err)
 			}
-			s.client += selfCPU(b) - c0
-			s.server += serverCPU(b, srv) - s0
+			s.client += pgtest.SelfCPU(b) - c0
+			s.server += pgtest.ServerCPU(b, srv) - s0
 			s.elapsed += res.Elapsed
 			s.newOrders += res.Counts[NewOrderTxn]
 			doc := NewResult(RunConfig{Warehouses: warehouses}, res, nil)

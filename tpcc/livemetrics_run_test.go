@@ -57,7 +57,7 @@ func TestLiveMetricsServedDuringRun(t *testing.T) {
 		time.Sleep(3 * time.Second)
 		mid <- scrape()
 	}()
-	res, err := Run(ctx, cfg)
+	res, err := Run(ctx, chosen(cfg))
 	if err != nil {
 		var ae *AuditError
 		if !errors.As(err, &ae) {

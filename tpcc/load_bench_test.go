@@ -49,23 +49,23 @@ func BenchmarkLoadVsCopyCeiling(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		url := initDatabase(b, srv, warehouses, uint64(i+1))
-		c0, u0, s0, t0 := selfCPU(b), selfUserCPU(b), serverCPU(b, srv), time.Now()
+		c0, u0, s0, t0 := pgtest.SelfCPU(b), selfUserCPU(b), pgtest.ServerCPU(b, srv), time.Now()
 		b.StartTimer()
 		if _, err := Load(ctx, URLConnector([]string{url}), LoadOptions{Concurrency: 2, Dialect: Postgres}); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
 		loadWall += time.Since(t0)
-		loadClient += selfCPU(b) - c0
+		loadClient += pgtest.SelfCPU(b) - c0
 		loadUser += selfUserCPU(b) - u0
-		loadServer += serverCPU(b, srv) - s0
+		loadServer += pgtest.ServerCPU(b, srv) - s0
 
 		units := dumpUnits(b, url, dir)
 		url2 := initDatabase(b, srv, warehouses, uint64(i+1))
-		s0, t0 = serverCPU(b, srv), time.Now()
+		s0, t0 = pgtest.ServerCPU(b, srv), time.Now()
 		copyCeiling(b, url2, units)
 		ceilWall += time.Since(t0)
-		ceilServer += serverCPU(b, srv) - s0
+		ceilServer += pgtest.ServerCPU(b, srv) - s0
 		for _, u := range units {
 			for _, f := range u {
 				os.Remove(f.path)

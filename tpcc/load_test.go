@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/tpcc/pgtest"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/tpcc/pgtest"
 )
 
 // initDB creates a fresh database on s with the schema for w warehouses.

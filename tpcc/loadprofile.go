@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,8 +20,9 @@ import (
 // this package; this package imports none of them.
 //
 // To add a profile: implement LoadProfile and Executor in a package of
-// its own under tpcc/profile, using Session, Pool, Home and Tally (and
-// RetryPolicy.Retry to retry as the pipelined profile does), add its
+// its own under tpcc/profile, using Session, Pool, Home and Tally (and,
+// as the pipelined and functions profiles do, Inputs to draw the spec's
+// inputs, RetryPolicy.Retry to retry and SpecPacing to pace), add its
 // name to tpcc/runspec's Profiles and make it in the composition point's
 // choice (tpcc/profile.Choose).
 type LoadProfile interface {
@@ -146,61 +146,6 @@ func BeginSQL(opts pgx.TxOptions) string {
 	return s
 }
 
-// Tally is where an executor records the audit's figures of the
-// transactions it ran (clause 9.2). The run swaps its counters for fresh
-// ones at the end of the ramp, so only the measurement interval is
-// audited; a Tally always records into the current ones.
-type Tally struct{ cnt *atomic.Pointer[counters] }
-
-// NewTally is a tally of its own for a run over warehouses warehouses
-// (tests that run executors without Run).
-func NewTally(warehouses int) Tally {
-	var p atomic.Pointer[counters]
-	p.Store(newCounters(warehouses))
-	return Tally{&p}
-}
-
-// NewOrder records a finished New-Order (clause 9.2.2.5): its lines, a
-// rollback, and the supplying warehouse of each remote line (supply(i) is
-// line i's).
-func (t Tally) NewOrder(home int32, lines int, rollback bool, supply func(i int) int32) {
-	t.cnt.Load().newOrder(home, lines, rollback, supply)
-}
-
-// Payment records a finished Payment of a terminal at home for a
-// customer of warehouse customerW, selected by last name or not.
-func (t Tally) Payment(home, customerW int32, byName bool) {
-	t.cnt.Load().payment(home, customerW, byName)
-}
-
-// OrderStatus records a finished Order-Status, by last name or not.
-func (t Tally) OrderStatus(byName bool) {
-	if byName {
-		t.cnt.Load().osByName.Add(1)
-	}
-}
-
-// Delivery records the districts a finished Delivery skipped (clause
-// 2.7.2.3 requires them reported; the audit, 9.2.1.7, checks they stay
-// under 1%).
-func (t Tally) Delivery(skipped int) {
-	if skipped > 0 {
-		t.cnt.Load().delSkipped.Add(int64(skipped))
-	}
-}
-
-// RetryCost adds what retrying a transaction of type typ cost: a failed
-// attempt's time or a backoff sleep (both inside the retried
-// transaction's latency).
-func (t Tally) RetryCost(typ TxnType, work, backoff time.Duration) {
-	if t.cnt == nil {
-		return // a bare executor (unit tests)
-	}
-	c := t.cnt.Load()
-	c.retryWork[typ].Add(int64(work))
-	c.retryBackoff[typ].Add(int64(backoff))
-}
-
 // chooseProfile resolves cfg.Profile for this run: the dialect is asked
 // first (one connection, closed again) since the default and the SQL
 // depend on it, and the connection count the pools open depends on the
@@ -218,29 +163,59 @@ func (cfg *RunConfig) chooseProfile(ctx context.Context, parts Partitions) (Load
 	return cfg.profileFor(d, parts)
 }
 
-// profileFor is the run's profile on dialect d: the one
-// cfg.ChooseProfile gives, or without it the profile this package holds
-// (the pipelined one).
+// profileFor is the run's profile on dialect d, as cfg.ChooseProfile
+// gives it: this package holds no profile.
 func (cfg *RunConfig) profileFor(d Dialect, parts Partitions) (LoadProfile, error) {
-	if cfg.ChooseProfile != nil {
-		p, err := cfg.ChooseProfile(cfg.Profile, d, cfg, parts)
-		if err != nil {
-			return nil, fmt.Errorf("tpcc run: --profile: %w", err)
-		}
-		return p, nil
+	if cfg.ChooseProfile == nil {
+		return nil, errors.New("tpcc run: no load profile: RunConfig.ChooseProfile is unset (the command layer gives tpcc/profile.Choose)")
 	}
-	p := cfg.Profile
-	if p == "" {
-		p = DefaultProfile(d)
+	p, err := cfg.ChooseProfile(cfg.Profile, d, cfg, parts)
+	if err != nil {
+		return nil, fmt.Errorf("tpcc run: --profile: %w", err)
 	}
-	switch p {
-	case ProfilePipelined:
-		return pipelinedProfile{}, nil
-	case ProfileFunctions:
-		if err := FunctionsRefused(p, d); err != nil {
-			return nil, fmt.Errorf("tpcc run: %w", err)
-		}
-		return functionsProfile{}, nil
+	return p, nil
+}
+
+// SpecPacing is the part of a LoadProfile that paces and sizes a run as
+// the spec's terminals are paced: WaitTerminalsPerConn paced terminals
+// per connection (one per no-wait worker), a C-Run whose delta to C-Load
+// is valid (clause 2.1.6.1), terminals spread over their first keying
+// time so that they do not all submit at once (the ramp only delays
+// measuring), and no warm-up. The pipelined and functions profiles embed
+// it.
+type SpecPacing struct{}
+
+// Conns is one connection per no-wait worker, or per
+// WaitTerminalsPerConn paced terminals.
+func (SpecPacing) Conns(cfg *RunConfig, workers int) int {
+	if cfg.Wait == 0 {
+		return workers
 	}
-	return nil, fmt.Errorf("tpcc run: the %s profile is not linked into this run (the command layer chooses it: tpcc/profile.Choose)", p)
+	return (workers + WaitTerminalsPerConn - 1) / WaitTerminalsPerConn
+}
+
+// RunConstants draws C-Run for the database's C-Load (clause 2.1.6.1).
+func (SpecPacing) RunConstants(r *Rand, m Meta) Constants { return NewRunConstants(r, m.Load) }
+
+// FirstDue is uniform over the first card's keying time.
+func (SpecPacing) FirstDue(r *Rand, _, _ int, first TxnType, cfg *RunConfig) int64 {
+	return int64(r.Float64() * float64(KeyingTime(first, cfg.Wait)))
+}
+
+// NoWaitStart starts every no-wait worker at once.
+func (SpecPacing) NoWaitStart(int, int, time.Duration) time.Duration { return 0 }
+
+// Warm does nothing: connections open as the run needs them.
+func (SpecPacing) Warm(context.Context, []*pgxpool.Pool, int, Dialect) error { return nil }
+
+// IndexPlans tells a profile to ask PostgreSQL for index scans in the
+// session's read-write transactions: the run is SERIALIZABLE on
+// PostgreSQL, where a sequential scan takes a relation-level SIRead lock
+// ("A sequential scan will always necessitate a relation-level predicate
+// lock", PostgreSQL's documentation of the Serializable Isolation
+// Level), so that a transaction reading one row of a small table that
+// the planner scans (warehouse, district) conflicts with every
+// transaction writing any row of it.
+func (s Session) IndexPlans() bool {
+	return s.Dialect == Postgres && s.ReadWrite.IsoLevel == pgx.Serializable
 }

@@ -104,11 +104,11 @@ func TestWaitMemoryChild(t *testing.T) {
 	cfg := RunConfig{URLs: []string{spec.URL}, Warehouses: spec.Warehouses, Wait: 1, Conns: spec.Conns,
 		Duration: spec.Duration, TolerateErrors: true, DisplayEvery: 5 * time.Second, benchOnlyLoaded: spec.Loaded, benchOnlyWarm: true,
 		benchOnlyStarted: func() { started.Store(time.Now().UnixNano()) }}
-	needs, err := RunNeeds(cfg)
+	needs, err := RunNeeds(chosen(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(context.Background(), cfg)
+	r, err := Run(context.Background(), chosen(cfg))
 	close(done)
 	<-sampled
 	if err != nil && r == nil {

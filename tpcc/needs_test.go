@@ -31,7 +31,7 @@ func TestRunNeeds(t *testing.T) {
 		{"--workers with --wait", RunConfig{Warehouses: 10, Wait: 1, Workers: 7}, HostNeeds{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := RunNeeds(tc.cfg)
+			got, err := RunNeeds(chosen(tc.cfg))
 			if (err != nil) != tc.err {
 				t.Fatalf("err = %v, want error %v", err, tc.err)
 			}
@@ -64,7 +64,7 @@ func TestRunNeedsAgreesWithCheck(t *testing.T) {
 	} {
 		cfg := RunConfig{URLs: []string{""}, Warehouses: r.Warehouses, ActiveWarehouses: r.Active, Partitions: r.Partitions,
 			Affinity: r.Affinity, Workers: r.Workers, Conns: r.Conns, Wait: r.Wait, Duration: r.Duration}
-		_, needsErr := RunNeeds(cfg)
+		_, needsErr := RunNeeds(chosen(cfg))
 		checkErr := runspec.Check(r)
 		if fmt.Sprint(needsErr) != fmt.Sprint(checkErr) {
 			t.Errorf("%+v: RunNeeds says %v, runspec.Check %v", r, needsErr, checkErr)

@@ -18,7 +18,7 @@ import (
 // committed already (PostgreSQL's first-updater-wins reports it once the
 // winner commits, SSI once a conflict cycle is closed), so the retry finds
 // the row free and, with its new snapshot, sees the winner's write:
-// sleeping first only added latency and left the worker idle (issue 22
+// sleeping first only added latency and left the worker idle (a run
 // measured the machine half idle, workers asleep in backoff). A second
 // failure of the same transaction means a hot spot others keep hitting,
 // and retrying at once each time turned contention into a stampede (issue
@@ -53,8 +53,8 @@ const (
 	DefaultMaxBackoff  = 500 * time.Millisecond
 )
 
-// normalize returns p with defaults for zero fields.
-func (p RetryPolicy) normalize() RetryPolicy {
+// WithDefaults returns p with defaults for zero fields.
+func (p RetryPolicy) WithDefaults() RetryPolicy {
 	if p.Retries == 0 {
 		p.Retries = DefaultRetries
 	}
@@ -162,12 +162,6 @@ func (p RetryPolicy) Retry(ctx context.Context, typ TxnType, tally Tally, fn fun
 		}
 		attempt = time.Now()
 	}
-}
-
-// retry is Retry with the worker's policy, for the transaction type
-// being run (w.txn).
-func (w *worker) retry(ctx context.Context, fn func() error) (retries int, err error) {
-	return w.retryPolicy.Retry(ctx, w.txn, Tally{w.cnt}, fn)
 }
 
 // Retryable reports whether err is a serialization failure (40001) or a

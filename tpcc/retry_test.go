@@ -12,7 +12,7 @@ import (
 )
 
 func TestBackoffCeiling(t *testing.T) {
-	p := RetryPolicy{BaseBackoff: 2 * time.Millisecond, MaxBackoff: 500 * time.Millisecond}.normalize()
+	p := RetryPolicy{BaseBackoff: 2 * time.Millisecond, MaxBackoff: 500 * time.Millisecond}.WithDefaults()
 	for _, tc := range []struct {
 		n    int
 		want time.Duration
@@ -54,10 +54,10 @@ func TestRetryGivesUp(t *testing.T) {
 		{"time", RetryPolicy{Retries: 1 << 30, Budget: 80 * time.Millisecond, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}, -1, 80 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := &worker{retryPolicy: tc.p.normalize()}
+			p := tc.p.WithDefaults()
 			calls := 0
 			start := time.Now()
-			retries, err := w.retry(context.Background(), func() error { calls++; return conflict })
+			retries, err := p.Retry(context.Background(), PaymentTxn, Tally{}, func() error { calls++; return conflict })
 			took := time.Since(start)
 			var ex *RetriesExhaustedError
 			if !errors.As(err, &ex) {
@@ -88,9 +88,9 @@ func TestRetryGivesUp(t *testing.T) {
 // TestRetryStopsOnSuccessAndOtherErrors: a success or a non-retryable
 // error ends the loop at once, and cancellation ends a backoff.
 func TestRetryStopsOnSuccessAndOtherErrors(t *testing.T) {
-	w := &worker{retryPolicy: RetryPolicy{BaseBackoff: time.Millisecond, MaxBackoff: time.Millisecond}.normalize()}
+	p := RetryPolicy{BaseBackoff: time.Millisecond, MaxBackoff: time.Millisecond}.WithDefaults()
 	n := 0
-	retries, err := w.retry(context.Background(), func() error {
+	retries, err := p.Retry(context.Background(), PaymentTxn, Tally{}, func() error {
 		n++
 		if n < 3 {
 			return &pgconn.PgError{Code: "40P01"}
@@ -101,16 +101,16 @@ func TestRetryStopsOnSuccessAndOtherErrors(t *testing.T) {
 		t.Errorf("two deadlocks then success: %d retries, %v", retries, err)
 	}
 	other := errors.New("boom")
-	if r, err := w.retry(context.Background(), func() error { return other }); r != 0 || err != other {
+	if r, err := p.Retry(context.Background(), PaymentTxn, Tally{}, func() error { return other }); r != 0 || err != other {
 		t.Errorf("non-retryable: %d retries, %v", r, err)
 	}
 	// The first retry is immediate, the second waits a backoff drawn
 	// below an hour: cancellation must end it.
-	w.retryPolicy = RetryPolicy{BaseBackoff: time.Hour, MaxBackoff: time.Hour}.normalize()
+	p = RetryPolicy{BaseBackoff: time.Hour, MaxBackoff: time.Hour}.WithDefaults()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	r, err := w.retry(ctx, func() error { return &pgconn.PgError{Code: "40001"} })
+	r, err := p.Retry(ctx, PaymentTxn, Tally{}, func() error { return &pgconn.PgError{Code: "40001"} })
 	if took := time.Since(start); took > 5*time.Second || r != 2 || !Retryable(err) {
 		t.Errorf("cancelled backoff: %d retries, %v after %v", r, err, took)
 	}
@@ -122,10 +122,11 @@ func TestRetryStopsOnSuccessAndOtherErrors(t *testing.T) {
 func TestRetryFirstImmediateAndCosted(t *testing.T) {
 	var cnt atomic.Pointer[counters]
 	cnt.Store(newCounters(1))
-	w := &worker{retryPolicy: RetryPolicy{BaseBackoff: time.Hour, MaxBackoff: time.Hour}.normalize(), cnt: &cnt, txn: PaymentTxn}
+	tally := Tally{&cnt}
+	p := RetryPolicy{BaseBackoff: time.Hour, MaxBackoff: time.Hour}.WithDefaults()
 	n := 0
 	start := time.Now()
-	retries, err := w.retry(context.Background(), func() error {
+	retries, err := p.Retry(context.Background(), PaymentTxn, tally, func() error {
 		n++
 		if n == 1 {
 			time.Sleep(20 * time.Millisecond) // the failed attempt's work
@@ -148,11 +149,11 @@ func TestRetryFirstImmediateAndCosted(t *testing.T) {
 	}
 
 	// Two conflicts: the second retry sleeps, and the sleep is counted.
-	w.retryPolicy = RetryPolicy{BaseBackoff: 20 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}.normalize()
+	p = RetryPolicy{BaseBackoff: 20 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}.WithDefaults()
 	n = 0
 	for c.retryBackoff[PaymentTxn].Load() == 0 && n < 1000 {
 		k := 0
-		if _, err := w.retry(context.Background(), func() error {
+		if _, err := p.Retry(context.Background(), PaymentTxn, tally, func() error {
 			k++
 			n++
 			if k <= 2 {

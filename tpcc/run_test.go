@@ -17,55 +17,6 @@ import (
 	"github.com/benchrig/benchrig/tpcc/result"
 )
 
-// loadOneWarehouse starts a real PostgreSQL, creates the schema and loads one
-// warehouse with the DATA side's loader.
-func loadOneWarehouse(t testing.TB, opts ...pgtest.Option) (string, *pgtest.Server) {
-	return loadWarehouses(t, 1, 1, opts...)
-}
-
-// loadWarehouses loads w warehouses into a fresh database of a new server.
-func loadWarehouses(t testing.TB, w, partitions int, opts ...pgtest.Option) (string, *pgtest.Server) {
-	t.Helper()
-	if err := pgtest.Available(); err != nil {
-		t.Skipf("no PostgreSQL: %v", err)
-	}
-	srv := pgtest.Start(t, opts...)
-	url := srv.NewDatabase(t)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if err := Init(ctx, conn, InitOptions{Warehouses: w, Seed: 42, Dialect: Postgres, Partitions: partitions}); err != nil {
-		t.Fatalf("init: %v", err)
-	}
-	if _, err := Load(ctx, URLConnector([]string{url}), LoadOptions{Concurrency: 2, Dialect: Postgres}); err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	return url, srv
-}
-
-// benchDatabase is a loaded warehouse on a durable server: benchmarks keep
-// fsync, since commit costs are part of what the database spends.
-func benchDatabase(b *testing.B) (string, *pgtest.Server) {
-	return loadOneWarehouse(b)
-}
-
-func checkConsistent(t *testing.T, url string) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var out bytes.Buffer
-	if _, err := Check(ctx, conn, CheckOptions{Expensive: true, Out: &out}); err != nil {
-		t.Fatalf("consistency check after the run: %v\n%s", err, out.String())
-	}
-}
-
 // TestRunAgainstPostgres runs both modes, and the functions profile at
 // repeatable read and read committed, against a real PostgreSQL with one
 // loaded warehouse and requires the database to stay consistent (clause
@@ -101,7 +52,7 @@ func TestRunAgainstPostgres(t *testing.T) {
 				format = result.TicksCSV
 			}
 			cfg.Ticks = result.NewTickWriter(&tickBuf, format)
-			res, err := Run(context.Background(), cfg)
+			res, err := Run(context.Background(), chosen(cfg))
 			if err != nil {
 				var ae *AuditError
 				if !errors.As(err, &ae) {
@@ -172,7 +123,7 @@ func TestRunAgainstPostgres(t *testing.T) {
 	t.Run("start-at and ramp", func(t *testing.T) {
 		var out, hist, tickBuf bytes.Buffer
 		startAt := time.Now().Add(1500 * time.Millisecond)
-		res, err := Run(context.Background(), RunConfig{
+		res, err := Run(context.Background(), RunConfig{ChooseProfile: chooseForTests,
 			URLs: []string{url}, Warehouses: 1, Wait: 0, Workers: 2,
 			StartAt: startAt, Ramp: 2 * time.Second, Duration: 2 * time.Second,
 			DisplayEvery: 500 * time.Millisecond, Out: &out, Histograms: &hist, Seed: 3,
@@ -232,14 +183,14 @@ func TestRunAgainstPostgres(t *testing.T) {
 			}
 		}()
 		cfg := RunConfig{URLs: []string{url}, Warehouses: 1, Wait: 0, Workers: 2, Duration: 2 * time.Second, Seed: 1}
-		_, err = Run(ctx, cfg)
+		_, err = Run(ctx, chosen(cfg))
 		if err == nil || !strings.Contains(err.Error(), "stopped by an error") ||
 			!strings.Contains(err.Error(), "new-order") || !strings.Contains(err.Error(), "127.0.0.1") {
 			t.Errorf("intolerant run: %v, want it stopped by the new-order error on 127.0.0.1", err)
 		}
 		var out bytes.Buffer
 		cfg.TolerateErrors, cfg.Out = true, &out
-		res, err := Run(ctx, cfg)
+		res, err := Run(ctx, chosen(cfg))
 		if err != nil && !errors.As(err, new(*AuditError)) {
 			t.Fatalf("tolerant run: %v", err)
 		}
@@ -258,7 +209,7 @@ func TestRunAgainstPostgres(t *testing.T) {
 	t.Run("queueing counts in response time", func(t *testing.T) {
 		meanOf := func(cfg RunConfig) float64 {
 			cfg.URLs, cfg.Warehouses, cfg.Duration, cfg.Seed = []string{url}, 1, 3*time.Second, 5
-			res, err := Run(context.Background(), cfg)
+			res, err := Run(context.Background(), chosen(cfg))
 			if err != nil && !errors.As(err, new(*AuditError)) {
 				t.Fatal(err)
 			}
@@ -289,7 +240,7 @@ func TestRunPartitionAffinity(t *testing.T) {
 	url, _ := loadWarehouses(t, 2, 2, pgtest.NoSync())
 	ctx := context.Background()
 	var out bytes.Buffer
-	res, err := Run(ctx, RunConfig{
+	res, err := Run(ctx, RunConfig{ChooseProfile: chooseForTests,
 		URLs: []string{url, url}, Warehouses: 2, Partitions: 2, Affinity: []int{1},
 		Wait: 0, Workers: 3, Duration: 6 * time.Second, Seed: 11, Out: &out,
 	})
@@ -326,13 +277,13 @@ count(*) FILTER (WHERE d_w_id = 1 AND d_next_o_id > 3001) FROM district`).Scan(&
 	checkConsistent(t, url)
 
 	// A --warehouses that differs from the loaded count is refused up front.
-	_, err = Run(ctx, RunConfig{URLs: []string{url}, Warehouses: 3, Wait: 0, Duration: time.Second})
+	_, err = Run(ctx, RunConfig{ChooseProfile: chooseForTests, URLs: []string{url}, Warehouses: 3, Wait: 0, Duration: time.Second})
 	if err == nil || !strings.Contains(err.Error(), "database holds 2") {
 		t.Errorf("--warehouses 3 on 2 loaded: %v", err)
 	}
 }
 
-// TestRunSerializableNoWait is issue 14's failing run: eight no-wait
+// TestRunSerializableNoWait is a run that once failed: eight no-wait
 // workers on four warehouses under SERIALIZABLE, where conflicts are the
 // normal case (as on CockroachDB). Retrying at once used up a New-Order's
 // 100 retries in 0.6 s and stopped the run; with backoff and jitter the
@@ -345,7 +296,7 @@ func TestRunSerializableNoWait(t *testing.T) {
 	url, _ := loadWarehouses(t, 4, 1, pgtest.NoSync())
 	var out bytes.Buffer
 	procsBefore := runtime.GOMAXPROCS(0)
-	res, err := Run(context.Background(), RunConfig{
+	res, err := Run(context.Background(), RunConfig{ChooseProfile: chooseForTests,
 		URLs: []string{url}, Warehouses: 4, Wait: 0, Workers: 8, Duration: 30 * time.Second,
 		Isolation: pgx.Serializable, Seed: 14, DisplayEvery: 5 * time.Second, Out: &out,
 		Procs: ProcsFollowDemand, // as tpcc run's default: the governor runs beside a real run

@@ -2,6 +2,9 @@ package tpcc
 
 import (
 	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	envelope "github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/tpcc/histogram"
@@ -72,4 +75,72 @@ func NewResult(cfg RunConfig, res *RunResult, runErr error) *result.Result {
 		r.Profile, r.Connections, r.WorkloadEfficiency = string(res.Profile), res.Connections, &we
 	}
 	return r
+}
+
+// RunResult is what a run measured, after the ramp.
+type RunResult struct {
+	Elapsed    time.Duration
+	TpmC       float64
+	Efficiency float64 // % of 12.86 × this host's active warehouses
+	// WorkloadEfficiency is workload's per-host efc: % of 12.86 × the
+	// active warehouses of the whole run (all hosts).
+	WorkloadEfficiency float64
+	Profile            Profile // the load profile that ran
+	Connections        int     // connections this host opened
+	AllActive          int     // active warehouses of the whole run (WorkloadEfficiency's)
+	CLoad              Constants
+	Counts             [numTxnTypes]int64
+	Errors             [numTxnTypes]int64
+	Retries            [numTxnTypes]int64 // retried 40001/40P01 aborts
+	GaveUp             [numTxnTypes]int64 // transactions whose retry budget ran out (also in Errors)
+	// RetryWork and RetryBackoff are what retries cost: the failed
+	// attempts' time and the backoff sleeps, summed over transactions
+	// (both are inside the retried transactions' latencies).
+	RetryWork, RetryBackoff [numTxnTypes]time.Duration
+	Isolation               pgx.TxIsoLevel
+	StartDelay              time.Duration // how late the run started after StartAt (0 without it)
+	// StartAt is the instant the run started at (--start-at, or the
+	// start file's); ReadyAt when it became ready (the start barrier's
+	// ready file; zero without it).
+	StartAt, ReadyAt time.Time
+	// Procs is the driver's GOMAXPROCS over the run (nil: left alone).
+	Procs  *result.ClientProcs
+	Audit  []AuditResult
+	Result *histogram.Result // cumulative histograms
+}
+
+// AuditError is returned when an audit check or the efficiency fails.
+type AuditError struct {
+	Failed []AuditResult
+}
+
+func (e *AuditError) Error() string {
+	s := "tpcc run: audit failed:"
+	for _, f := range e.Failed {
+		s += " " + f.ID + " (" + f.Detail + ")"
+	}
+	return s
+}
+
+// newRunResult gathers the measurement interval's histograms and counters.
+// Efficiency is against 12.86 tpmC per active warehouse of this host.
+func newRunResult(final []histogram.Interval, c *counters, elapsed time.Duration, activeHere int) *RunResult {
+	res := &RunResult{Elapsed: elapsed, Result: &histogram.Result{
+		Warehouses: activeHere, Cumulative: map[string]*hdrHistogram{}, Elapsed: elapsed}}
+	for _, iv := range final {
+		res.Result.Cumulative[iv.Name] = iv.Cumulative
+	}
+	for t := range numTxnTypes {
+		res.Counts[t] = c.done[t].Load()
+		res.Errors[t] = c.errors[t].Load()
+		res.Retries[t] = c.retries[t].Load()
+		res.GaveUp[t] = c.gaveUp[t].Load()
+		res.RetryWork[t] = time.Duration(c.retryWork[t].Load())
+		res.RetryBackoff[t] = time.Duration(c.retryBackoff[t].Load())
+	}
+	if m := elapsed.Minutes(); m > 0 {
+		res.TpmC = float64(res.Counts[NewOrderTxn]) / m
+	}
+	res.Efficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * float64(activeHere))
+	return res
 }

@@ -84,7 +84,7 @@ func TestRunResultFromPostgres(t *testing.T) {
 	url, _ := loadOneWarehouse(t, pgtest.NoSync())
 	cfg := RunConfig{URLs: []string{url}, Warehouses: 1, Wait: 0, Workers: 2, Duration: 2 * time.Second, Seed: 3,
 		StartAt: time.Now().Add(300 * time.Millisecond), Out: io.Discard}
-	res, err := Run(context.Background(), cfg)
+	res, err := Run(context.Background(), chosen(cfg))
 	var ae *AuditError
 	if err != nil && !errors.As(err, &ae) {
 		t.Fatal(err)

@@ -108,7 +108,7 @@ func workloadDDL(t *testing.T, version string) string {
 
 // TestWorkloadDDL pins the CockroachDB DDL of generator versions 2.1.0
 // and 2.2.0 (goldens), and checks it line by line against
-// research/cockroach.md §4.3 (pkg/workload/tpcc/ddls.go and PostLoad):
+// workload's pkg/workload/tpcc/ddls.go and PostLoad:
 // every table's primary key and named indexes, the FK indexes only in
 // 2.1.0, the ten foreign keys NOT VALID.
 func TestWorkloadDDL(t *testing.T) {

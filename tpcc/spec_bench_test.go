@@ -13,8 +13,8 @@ import (
 
 // BenchmarkSpecPaced is a spec-paced run (wait mode, clause 5.2.5 keying
 // and think times, 10 terminals per warehouse, the default connections)
-// of BENCHRIG_SPEC_WAREHOUSES loaded warehouses (100 for issue 14's
-// 1,000 terminals) on a durable PostgreSQL: 1 minute of ramp, then
+// of BENCHRIG_SPEC_WAREHOUSES loaded warehouses (100: 1,000
+// terminals) on a durable PostgreSQL: 1 minute of ramp, then
 // BENCHRIG_SPEC_MINUTES (default 3) measured. It reports the efficiency
 // (want >= 85%), tpmC, and the client's CPU over the ramp and measurement
 // as a percentage of one core (want < 10%).
@@ -36,9 +36,9 @@ func BenchmarkSpecPaced(b *testing.B) {
 	url := loadInto(b, srv, w)
 	b.Logf("loaded %d warehouses in %s", w, time.Since(t0).Round(time.Second))
 	for b.Loop() {
-		c0 := selfCPU(b)
+		c0 := pgtest.SelfCPU(b)
 		start := time.Now()
-		res, err := Run(context.Background(), RunConfig{
+		res, err := Run(context.Background(), RunConfig{ChooseProfile: chooseForTests,
 			URLs: []string{url}, Warehouses: w, Wait: 1,
 			Ramp: time.Minute, Duration: time.Duration(minutes) * time.Minute, Seed: 100,
 		})
@@ -46,7 +46,7 @@ func BenchmarkSpecPaced(b *testing.B) {
 			b.Fatal(err)
 		}
 		wall := time.Since(start)
-		cpu := selfCPU(b) - c0
+		cpu := pgtest.SelfCPU(b) - c0
 		for _, a := range res.Audit {
 			b.Log(a)
 		}

@@ -164,7 +164,7 @@ func TestRunWorkloadFlags(t *testing.T) {
 	mode, _ := ParseMethod("simple")
 	var out bytes.Buffer
 	start := time.Now()
-	res, err := Run(context.Background(), RunConfig{URLs: []string{url}, Warehouses: 1, Wait: 0, Workers: 2,
+	res, err := Run(context.Background(), RunConfig{ChooseProfile: chooseForTests, URLs: []string{url}, Warehouses: 1, Wait: 0, Workers: 2,
 		Duration: time.Minute, DisplayEvery: 100 * time.Millisecond, Seed: 3, Mix: &mix, MaxOps: 60, MaxRate: 200,
 		QueryExecMode: mode, Out: &out})
 	if err != nil {

@@ -82,10 +82,10 @@ func TestInterruptedExitCode(t *testing.T) {
 	}
 }
 
-// TestLookWithoutLicence: plan show and run --dry-run work without the
+// TestLookWithoutLicense: plan show and run --dry-run work without the
 // licence's variable (they name the reference, never read it); validate
 // and a real run still refuse the plan, exit 3, naming the variable.
-func TestLookWithoutLicence(t *testing.T) {
+func TestLookWithoutLicense(t *testing.T) {
 	t.Setenv("COCKROACH_LICENSE", "")
 	os.Unsetenv("COCKROACH_LICENSE")
 	for _, tt := range []struct {

@@ -131,7 +131,7 @@ func TestTpccDataUsage(t *testing.T) {
 	}
 }
 
-// TestTpccWithoutMeta is issue 10's acceptance test of workload's data
+// TestTpccWithoutMeta is the acceptance test of workload's data
 // layout, through the CLI on a real PostgreSQL: load 4 warehouses, drop
 // benchrig's own tables (as if CockroachDB's workload had loaded the
 // database), then `tpcc run` and `tpcc check --expensive` pass; the

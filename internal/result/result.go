@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/benchrig/benchrig/internal/localfile"
 	"os"
 	"path/filepath"
+
+	"github.com/benchrig/benchrig/internal/localfile"
 )
 
 // Schema is the version of every result file written by this benchrig

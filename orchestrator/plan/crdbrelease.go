@@ -9,7 +9,7 @@ import (
 // What a CockroachDB release accepts of a plan, beyond the workload's
 // own flags (fidelity.go): the cluster settings it still has, and the
 // licence it needs. The plan asks the release (crdb.Release:
-// RetiredSetting, Licence) and compares no version; the facts
+// RetiredSetting, License) and compares no version; the facts
 // and their sources are in package crdb (docs/fidelity/v25.4.md cites
 // them).
 
@@ -46,20 +46,20 @@ func validateRelease(ps *problems, p *Plan) {
 			ps.at(p.node(&s.Preset), "settings.preset: %s sets %s, retired in CockroachDB %s (pkg/settings/registry.go retiredSettings); the plan's release %s refuses it as an unknown cluster setting", s.Preset, kv.Name, r, v)
 		}
 	}
-	if p.License == nil && rel.Licence == crdb.LicenceForPartitioning && p.TPCC.Partitions > 1 {
+	if p.License == nil && rel.License == crdb.LicenseForPartitioning && p.TPCC.Partitions > 1 {
 		ps.at(p.nodeOr(&p.TPCC.Partitions), "license: CockroachDB %s's partitioning is an enterprise feature (a licence is optional from %s); give license: {organization, key: {env: VAR}}", v, crdb.LicenseOptionalFrom)
 	}
 }
 
-// LicenceNote is what a plan without a licence should know, or "": from
+// LicenseNote is what a plan without a licence should know, or "": from
 // v24.3 a licence is optional, and an unlicensed multi-node cluster runs
 // 7 days from init before it is throttled to 5 concurrent open
 // transactions (the v25.4 Small and Local pages set none).
 //
 // fidelity:v25.4/15
-func (p *Plan) LicenceNote() string {
+func (p *Plan) LicenseNote() string {
 	rel, ok := p.Release()
-	if !ok || p.Flavor != Cockroach || p.License != nil || rel.Licence != crdb.LicenceOptional || len(p.Nodes) < 2 {
+	if !ok || p.Flavor != Cockroach || p.License != nil || rel.License != crdb.LicenseOptional || len(p.Nodes) < 2 {
 		return ""
 	}
 	return fmt.Sprintf("no licence: CockroachDB %s runs an unlicensed %d-node cluster for %d days from init, then throttles it to 5 concurrent open transactions; give license: for a cluster kept longer",

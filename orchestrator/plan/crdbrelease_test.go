@@ -8,7 +8,7 @@ import (
 // TestRelease: a setting the plan's release retired is refused, at its
 // line and naming the release that retired it; the same setting is
 // accepted by a release before that; before v24.3 partitioning needs a
-// licence, from v24.3 none is needed (LicenceNote says what happens
+// licence, from v24.3 none is needed (LicenseNote says what happens
 // without one). Each "ok" row is the same plan as a failing one but
 // for the release, so the check keys on the release and not the name.
 func TestRelease(t *testing.T) {
@@ -53,10 +53,10 @@ func TestRelease(t *testing.T) {
 	}
 }
 
-// TestLicenceNote: a v24.3+ multi-node plan without a licence is valid
+// TestLicenseNote: a v24.3+ multi-node plan without a licence is valid
 // and gets the note on throttling; with a licence, before v24.3 or on
 // one node it gets none.
-func TestLicenceNote(t *testing.T) {
+func TestLicenseNote(t *testing.T) {
 	t.Setenv("BENCHRIG_TEST_RELEASE_LICENSE", "crl-0-dGVzdA")
 	for _, tt := range []struct {
 		edits []string
@@ -70,7 +70,7 @@ func TestLicenceNote(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := p.LicenceNote(); got != tt.want {
+		if got := p.LicenseNote(); got != tt.want {
 			t.Errorf("note %q, want %q", got, tt.want)
 		}
 	}

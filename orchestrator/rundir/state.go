@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/benchrig/benchrig/orchestrator/runner"
-	"github.com/benchrig/benchrig/orchestrator/stages"
 	"io"
 	"io/fs"
 	"os"
@@ -16,6 +14,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/benchrig/benchrig/orchestrator/runner"
+	"github.com/benchrig/benchrig/orchestrator/stages"
 )
 
 // StateFormat identifies a run state file; a file without it is refused.

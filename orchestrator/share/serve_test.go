@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"github.com/benchrig/benchrig/internal/syncbuf"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/syncbuf"
 )
 
 // freeAddr is a free 127.0.0.1 port.

@@ -130,7 +130,7 @@ func (f cockroachFlavor) sql(h plan.Host, stmts ...string) remote.Cmd {
 func (f cockroachFlavor) init(st *Stage) {
 	n := f.p.Nodes[0]
 	var note string
-	if s := f.p.LicenceNote(); s != "" {
+	if s := f.p.LicenseNote(); s != "" {
 		note = "-- " + s // from v24.3 a licence is optional (fidelity:v25.4/15)
 	}
 	st.Steps = append(st.Steps,

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/benchrig/benchrig/crdb"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/crdb"
 
 	"github.com/benchrig/benchrig/crdb/fixtures"
 	"github.com/benchrig/benchrig/orchestrator/plan"

@@ -1,8 +1,9 @@
 package stages
 
 import (
-	"github.com/benchrig/benchrig/orchestrator/plan"
 	"slices"
+
+	"github.com/benchrig/benchrig/orchestrator/plan"
 
 	"debug/elf"
 	"fmt"

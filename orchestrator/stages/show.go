@@ -61,7 +61,7 @@ func Show(w io.Writer, p *plan.Plan) error {
 	showFidelity(w, p)
 	if p.License != nil {
 		fmt.Fprintf(w, "license: organization %q, key from %s (not read here: validate and run read and check it; never shown)\n", p.License.Organization, p.License.Key)
-	} else if note := p.LicenceNote(); note != "" {
+	} else if note := p.LicenseNote(); note != "" {
 		fmt.Fprintf(w, "license: none (%s)\n", note)
 	}
 	if len(p.Settings.Ordered()) > 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/benchrig/benchrig/crdb/fixtures"
 	"github.com/benchrig/benchrig/internal/redact"
 	"github.com/benchrig/benchrig/tpcc"
+	loadprofile "github.com/benchrig/benchrig/tpcc/profile"
 	"github.com/benchrig/benchrig/tpcc/runspec"
 )
 
@@ -128,7 +129,8 @@ func (a InitArgs) Run(ctx context.Context, w io.Writer) error {
 		Partitions: a.Partitions, Drop: a.Drop, Version: version, FKs: a.FKs, FillFactor: a.FillFactor,
 		Partition: func(ctx context.Context, db tpcc.DB, p tpcc.Partitions) error {
 			return fixtures.PartitionCockroach(ctx, db, p, strategy, zones)
-		}})
+		},
+		Install: loadprofile.Install})
 	if err != nil {
 		return Usage(fmt.Errorf("tpcc init: %w", err))
 	}

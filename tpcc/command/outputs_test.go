@@ -3,8 +3,9 @@ package command
 import (
 	"testing"
 
-	"github.com/benchrig/benchrig/tpcc"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 func TestParseWait(t *testing.T) {

@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/crdb/fixtures"
 	"github.com/benchrig/benchrig/tpcc"
-	"github.com/jackc/pgx/v5"
 )
 
 func TestWithDatabase(t *testing.T) {

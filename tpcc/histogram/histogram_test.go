@@ -3,11 +3,12 @@ package histogram
 import (
 	"bytes"
 	"errors"
-	goldenfile "github.com/benchrig/benchrig/internal/golden"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	goldenfile "github.com/benchrig/benchrig/internal/golden"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )

@@ -7,11 +7,11 @@
 //
 // The profiles themselves are its subpackages, each behind tpcc's small
 // LoadProfile and Executor interfaces: tpcc/profile/workload, CockroachDB
-// workload v20.1's statements, round trips, savepoint retries and ramp.
-// benchrig's pipelined profile is still in tpcc (pipelined.go and the
-// transaction files), which Choose asks for it, and so is the functions
-// profile (fn_profile.go, functions.sql), which draws its inputs with the
-// pipelined profile's worker and whose functions tpcc init installs.
+// workload v20.1's statements, round trips, savepoint retries and ramp;
+// tpcc/profile/pipelined, benchrig's batched transactions; and
+// tpcc/profile/functions, each transaction one PL/pgSQL call. Install
+// is what tpcc init adds for them beside the schema (the functions
+// profile's functions), handed to tpcc.Init as InitOptions.Install.
 //
 // # What it must not know
 //

@@ -78,7 +78,7 @@ type Result struct {
 	// transactions: part of the cost of a tpmC figure (run only).
 	Retries        *int64   `json:"retries,omitempty"`
 	RetriesPer1000 *float64 `json:"retries_per_1000,omitempty"`
-	// RetriesPerTxn is retries per committed transaction (issue 22), and
+	// RetriesPerTxn is retries per committed transaction, and
 	// RetryLostSeconds the time the retried transactions lost to them:
 	// failed attempts and backoff sleeps, summed over transactions;
 	// RetryLostPercent is its share of all transactions' response times

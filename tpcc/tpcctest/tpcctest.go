@@ -15,6 +15,17 @@ import (
 // fresh database of a new server, or skips the test without PostgreSQL.
 func LoadWarehouses(t testing.TB, w, partitions int, opts ...pgtest.Option) (string, *pgtest.Server) {
 	t.Helper()
+	return LoadWarehousesWith(t, nil, w, partitions, opts...)
+}
+
+// Installer is tpcc.InitOptions.Install: what load profiles need beside
+// the schema.
+type Installer = func(ctx context.Context, db tpcc.Execer, d tpcc.Dialect) error
+
+// LoadWarehousesWith is LoadWarehouses with install run by init, as the
+// command layer runs tpcc/profile.Install.
+func LoadWarehousesWith(t testing.TB, install Installer, w, partitions int, opts ...pgtest.Option) (string, *pgtest.Server) {
+	t.Helper()
 	if err := pgtest.Available(); err != nil {
 		t.Skipf("no PostgreSQL: %v", err)
 	}
@@ -26,7 +37,7 @@ func LoadWarehouses(t testing.TB, w, partitions int, opts ...pgtest.Option) (str
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if err := tpcc.Init(ctx, conn, tpcc.InitOptions{Warehouses: w, Seed: 42, Dialect: tpcc.Postgres, Partitions: partitions}); err != nil {
+	if err := tpcc.Init(ctx, conn, tpcc.InitOptions{Warehouses: w, Seed: 42, Dialect: tpcc.Postgres, Partitions: partitions, Install: install}); err != nil {
 		t.Fatalf("init: %v", err)
 	}
 	if _, err := tpcc.Load(ctx, tpcc.URLConnector([]string{url}), tpcc.LoadOptions{Concurrency: 2, Dialect: tpcc.Postgres}); err != nil {

@@ -1,7 +1,8 @@
 // Package workload is CockroachDB workload's load profile (v20.1,
 // docs/fidelity/v20.1.md, each row anchored in this package by a
 // fidelity: comment): its statements in its order and round trips
-// (txn.go; New-Order in 15), the savepoint retry protocol of
+// (one file per transaction, new_order.go ... stock_level.go; New-Order
+// in 15; txn.go holds what they share), the savepoint retry protocol of
 // cockroach-go's ExecuteInTx without a limit, 2 connections per active
 // warehouse of the whole run on every host, every connection warmed and
 // its statements prepared before the run, workers starting linearly over

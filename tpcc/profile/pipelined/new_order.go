@@ -1,4 +1,4 @@
-package tpcc
+package pipelined
 
 import (
 	"context"
@@ -8,65 +8,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/benchrig/benchrig/tpcc"
 )
-
-// newOrderLine is one line's input (clause 2.4.1.5).
-type newOrderLine struct {
-	itemID, supplyWID, quantity int32
-}
-
-// newOrderInput is drawn once per transaction, before the first attempt,
-// so that a retried attempt re-executes the same business transaction.
-type newOrderInput struct {
-	wID, dID, cID int32
-	lines         []newOrderLine
-	rollback      bool // last line carries an unused item id (clause 2.4.1.4)
-	allLocal      bool
-}
-
-// unusedItemID is outside 1..100000 (clause 2.4.1.5.1 and 2.4.1.4: "an
-// unused value"), so the item lookup finds nothing and the transaction
-// rolls back.
-const unusedItemID = 100001
-
-// drawNewOrder implements clause 2.4.1.
-func (w *worker) drawNewOrder(in *newOrderInput, home Home) {
-	r := w.rng
-	in.wID = home.W
-	in.dID = int32(r.Int(1, 10))              // 2.4.1.2: D_ID random within [1 .. 10]
-	in.cID = int32(r.CustomerID(w.constants)) // 2.4.1.2: C_ID = NURand(1023, 1, 3000)
-	n := r.Int(5, 15)                         // 2.4.1.3: ol_cnt random within [5 .. 15]
-	in.rollback = r.Int(1, 100) == 1          // 2.4.1.4: rbk = 1 for 1% of New-Orders
-	in.lines = in.lines[:0]
-	in.allLocal = true
-	for i := range n {
-		var item int32
-		if in.rollback && i == n-1 {
-			item = unusedItemID
-		} else {
-			// Item ids are redrawn until distinct: the batched stock
-			// UPDATE needs one row per (supply warehouse, item), and
-			// CockroachDB's and go-tpc's drivers do the same.
-			for {
-				item = int32(r.ItemID(w.constants)) // 2.4.1.5.1: NURand(8191, 1, 100000)
-				if !slices.ContainsFunc(in.lines, func(l newOrderLine) bool { return l.itemID == item }) {
-					break
-				}
-			}
-		}
-		supply := in.wID
-		// 2.4.1.5.2: 99% home, 1% a random remote warehouse (never
-		// remote with a single warehouse).
-		if w.warehouses > 1 && r.Int(1, 100) == 1 {
-			supply = w.otherWarehouse(in.wID)
-			in.allLocal = false
-		}
-		in.lines = append(in.lines, newOrderLine{
-			itemID: item, supplyWID: supply,
-			quantity: int32(r.Int(1, 10)), // 2.4.1.5.3
-		})
-	}
-}
 
 // The statements of New-Order's profile (clause 2.4.2.2), sent in one
 // round trip. Locks are taken in a fixed order — the district row, then
@@ -74,8 +18,8 @@ func (w *worker) drawNewOrder(in *newOrderInput, home Home) {
 // deadlock. Clause 2.4.2.2 gives the profile's steps, and the order
 // lines keep their OL_NUMBER (the n-th input line is line n), so only the
 // order in which stock rows are locked changes; the spec's profile fixes
-// results, not the locking order (research/tpcc.md's reading of
-// §2.4.2.2; CockroachDB's driver sorts its items the same way).
+// results, not the locking order (CockroachDB's driver sorts its items
+// the same way).
 //
 // Nothing the client computes feeds a later statement: the new
 // S_QUANTITY is computed by the UPDATE from the row it locked, and the
@@ -84,11 +28,11 @@ func (w *worker) drawNewOrder(in *newOrderInput, home Home) {
 // from the stock row. So the transaction is one batch, BEGIN to COMMIT,
 // and the district row is locked by the first statement, as the snapshot
 // is taken: at repeatable read a New-Order that loses the race for
-// D_NEXT_O_ID fails there, before doing the rest (issue 30; with two
+// D_NEXT_O_ID fails there, before doing the rest (with two
 // round trips the client's turn sat inside the district lock).
 //
 // The district row is incremented by an upsert on its primary key, for
-// the reason payment.go gives (issue 22): a sequential scan of the
+// the reason payment.go gives: a sequential scan of the
 // 40-row table under SERIALIZABLE predicate-locks the whole relation.
 const (
 	noDistrictSQL = `INSERT INTO district (d_w_id, d_id) VALUES ($1, $2)
@@ -149,34 +93,34 @@ func noStockSQL() [11]string {
 // newOrderScratch is reused across a worker's New-Orders to keep the run
 // phase allocation-light.
 type newOrderScratch struct {
-	in newOrderInput
+	in tpcc.NewOrderInput
 	// The lines' columns, the statements' array arguments.
 	supplyW, itemI, qty, remote, lineN []int32
 }
 
 // newOrder runs clause 2.4.2. It returns ErrNewOrderRollback for the 1%
 // rollback, which the caller counts as a completed New-Order.
-func (w *worker) newOrder(ctx context.Context, db Pool, home Home) (retries int, err error) {
+func (w *worker) newOrder(ctx context.Context, db tpcc.Pool, home tpcc.Home) (retries int, err error) {
 	s := &w.no
 	in := &s.in
-	w.drawNewOrder(in, home)
+	w.draw.NewOrder(in, home)
 	// The statements' arrays, drawn once: a retried attempt sends the
 	// same.
 	s.supplyW, s.itemI, s.qty, s.remote, s.lineN = s.supplyW[:0], s.itemI[:0], s.qty[:0], s.remote[:0], s.lineN[:0]
-	for n, l := range in.lines {
+	for n, l := range in.Lines {
 		var remote int32
-		if l.supplyWID != in.wID {
+		if l.SupplyWID != in.WID {
 			remote = 1
 		}
-		s.supplyW = append(s.supplyW, l.supplyWID)
-		s.itemI = append(s.itemI, l.itemID)
-		s.qty = append(s.qty, l.quantity)
+		s.supplyW = append(s.supplyW, l.SupplyWID)
+		s.itemI = append(s.itemI, l.ItemID)
+		s.qty = append(s.qty, l.Quantity)
 		s.remote = append(s.remote, remote)
 		s.lineN = append(s.lineN, int32(n+1))
 	}
-	stockSQL := w.stockSQL[in.dID]
+	stockSQL := w.stockSQL[in.DID]
 	allLocal := 0
-	if in.allLocal {
+	if in.AllLocal {
 		allLocal = 1
 	}
 
@@ -185,10 +129,10 @@ func (w *worker) newOrder(ctx context.Context, db Pool, home Home) (retries int,
 		var dTax, cDiscount, wTax float64
 		var oID int32
 		var cLast, cCredit string
-		b.Queue(noDistrictSQL, in.wID, in.dID).QueryRow(func(row pgx.Row) error {
+		b.Queue(noDistrictSQL, in.WID, in.DID).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&dTax, &oID)
 		})
-		b.Queue(noCustomerSQL, in.wID, in.dID, in.cID).QueryRow(func(row pgx.Row) error {
+		b.Queue(noCustomerSQL, in.WID, in.DID, in.CID).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&cDiscount, &cLast, &cCredit, &wTax)
 		})
 		prices, priceIDs := w.prices[:0], w.priceIDs[:0]
@@ -217,9 +161,9 @@ func (w *worker) newOrder(ctx context.Context, db Pool, home Home) (retries int,
 			return err
 		})
 		b.Queue(noStockUpdateSQL, s.supplyW, s.itemI, s.qty, s.remote)
-		b.Queue(noOrderSQL, in.wID, in.dID, in.cID, len(in.lines), allLocal, s.lineN, s.itemI, s.supplyW, s.qty).Exec(func(ct pgconn.CommandTag) error {
-			if n := ct.RowsAffected(); n != int64(len(in.lines)) {
-				return fmt.Errorf("%d order lines inserted, want %d", n, len(in.lines))
+		b.Queue(noOrderSQL, in.WID, in.DID, in.CID, len(in.Lines), allLocal, s.lineN, s.itemI, s.supplyW, s.qty).Exec(func(ct pgconn.CommandTag) error {
+			if n := ct.RowsAffected(); n != int64(len(in.Lines)) {
+				return fmt.Errorf("%d order lines inserted, want %d", n, len(in.Lines))
 			}
 			return nil
 		})
@@ -231,32 +175,32 @@ func (w *worker) newOrder(ctx context.Context, db Pool, home Home) (retries int,
 			// and the transaction is rolled back. Only the rollback input
 			// can miss: every other id is in 1..100000.
 			var pg *pgconn.PgError
-			if in.rollback && found == len(in.lines)-1 && errors.As(err, &pg) && pg.Code == "23502" {
-				return ErrNewOrderRollback
+			if in.Rollback && found == len(in.Lines)-1 && errors.As(err, &pg) && pg.Code == "23502" {
+				return tpcc.ErrNewOrderRollback
 			}
-			if found > 0 && found < len(in.lines) && !in.rollback {
-				return fmt.Errorf("%d of %d items not found (is the item table loaded?): %w", len(in.lines)-found, len(in.lines), err)
+			if found > 0 && found < len(in.Lines) && !in.Rollback {
+				return fmt.Errorf("%d of %d items not found (is the item table loaded?): %w", len(in.Lines)-found, len(in.Lines), err)
 			}
 			return fmt.Errorf("order %d: %w", oID, err)
 		}
-		if found < len(in.lines) || stocked < len(in.lines) {
-			return fmt.Errorf("%d items and %d stock rows found for %d lines", found, stocked, len(in.lines))
+		if found < len(in.Lines) || stocked < len(in.Lines) {
+			return fmt.Errorf("%d items and %d stock rows found for %d lines", found, stocked, len(in.Lines))
 		}
 		// The terminal's output (clause 2.4.3.3) includes the total:
 		// Σ OL_AMOUNT × (1 − C_DISCOUNT) × (1 + W_TAX + D_TAX). It is
 		// displayed, never stored, so float arithmetic is fine here.
 		var total float64
-		for _, l := range in.lines {
-			if i := slices.Index(w.priceIDs, l.itemID); i >= 0 {
-				total += float64(l.quantity) * w.prices[i]
+		for _, l := range in.Lines {
+			if i := slices.Index(w.priceIDs, l.ItemID); i >= 0 {
+				total += float64(l.Quantity) * w.prices[i]
 			}
 		}
 		w.lastTotal = total * (1 - cDiscount) * (1 + wTax + dTax)
 		return nil
 	})
-	if err != nil && !errors.Is(err, ErrNewOrderRollback) {
-		return retries, fmt.Errorf("new-order (w %d, d %d, c %d): %w", in.wID, in.dID, in.cID, err)
+	if err != nil && !errors.Is(err, tpcc.ErrNewOrderRollback) {
+		return retries, fmt.Errorf("new-order (w %d, d %d, c %d): %w", in.WID, in.DID, in.CID, err)
 	}
-	w.counters().newOrder(in.wID, len(in.lines), in.rollback, func(i int) int32 { return in.lines[i].supplyWID })
+	w.tally.NewOrder(in.WID, len(in.Lines), in.Rollback, in.Supply)
 	return retries, nil
 }

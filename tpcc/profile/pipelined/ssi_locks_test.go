@@ -1,16 +1,17 @@
-package tpcc
+package pipelined
 
 import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
+	"github.com/benchrig/benchrig/tpcc/tpcctest"
 )
 
 // siReadSample counts the SIRead (predicate) locks held on warehouse and
@@ -36,7 +37,7 @@ GROUP BY 1, 2`)
 	return err
 }
 
-// TestSerializableLocksRows is issue 22's proof: during a serializable
+// TestSerializableLocksRows shows the index plans work: during a serializable
 // no-wait mix, pg_locks never shows a relation-level SIRead lock on
 // warehouse or district, only row (tuple) locks. With the old statements
 // (UPDATE warehouse/district ... WHERE key = $1, read by sequential scan
@@ -48,7 +49,7 @@ func TestSerializableLocksRows(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads two warehouses into a real PostgreSQL and runs 6 s")
 	}
-	url, _ := loadWarehouses(t, 2, 1, pgtest.NoSync())
+	url, _ := tpcctest.LoadWarehouses(t, 2, 1, pgtest.NoSync())
 	ctx := context.Background()
 	sampler, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -113,9 +114,9 @@ func TestSerializableLocksRows(t *testing.T) {
 			mu.Unlock()
 		}
 	}()
-	res, err := Run(ctx, RunConfig{
+	res, err := tpcc.Run(ctx, tpcc.RunConfig{
 		URLs: []string{url}, Warehouses: 2, Wait: 0, Workers: 4, Duration: 6 * time.Second,
-		Isolation: pgx.Serializable, Seed: 22,
+		Isolation: pgx.Serializable, Seed: 22, ChooseProfile: choose,
 	})
 	stop()
 	if serr := <-done; serr != nil {
@@ -155,7 +156,7 @@ func TestRetryKeepsPreparedStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close(ctx)
-	if err := Init(ctx, other, InitOptions{Warehouses: 1, Seed: 42, Dialect: Postgres}); err != nil {
+	if err := tpcc.Init(ctx, other, tpcc.InitOptions{Warehouses: 1, Seed: 42, Dialect: tpcc.Postgres}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := other.Exec(ctx, `INSERT INTO warehouse (w_id, w_tax) VALUES (0, 0.1);
@@ -166,16 +167,16 @@ INSERT INTO district (d_w_id, d_id, d_tax, d_next_o_id) VALUES (0, 1, 0.1, 3001)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement // the run's (OpenPools)
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement // the run's (tpcc.OpenPools)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	var cnt atomic.Pointer[counters]
-	cnt.Store(newCounters(1))
-	w := newWorker(NewRand(1, 1), Constants{}, 1, RetryPolicy{}, pgx.TxOptions{IsoLevel: pgx.RepeatableRead},
-		pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, &cnt)
+	tally := tpcc.NewTally(1)
+	w := newWorker(tpcc.Session{Rand: tpcc.NewRand(1, 1), Warehouses: 1, Dialect: tpcc.Postgres,
+		ReadWrite: pgx.TxOptions{IsoLevel: pgx.RepeatableRead},
+		ReadOnly:  pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, Tally: tally})
 	prepared := func() time.Time {
 		var at time.Time
 		if err := conn.QueryRow(ctx, `SELECT prepare_time FROM pg_prepared_statements WHERE statement = $1`, noDistrictSQL).Scan(&at); err != nil {
@@ -203,21 +204,21 @@ INSERT INTO district (d_w_id, d_id, d_tax, d_next_o_id) VALUES (0, 1, 0.1, 3001)
 		b2.Queue(noDistrictSQL, int32(0), int32(1))
 		return tx.send(ctx, &b2, true)
 	}
-	w.txn = NewOrderTxn
+	w.txn = tpcc.NewOrderTxn
 	attempts = 1 // a first transaction without conflict
-	if _, err := w.inPipe(ctx, PinnedConn{conn}, w.rwBegin, upsert); err != nil {
+	if _, err := w.inPipe(ctx, tpcc.PinnedConn{Conn: conn}, w.rwBegin, upsert); err != nil {
 		t.Fatal(err)
 	}
 	before := prepared()
 	attempts = 0
-	retries, err := w.inPipe(ctx, PinnedConn{conn}, w.rwBegin, upsert)
+	retries, err := w.inPipe(ctx, tpcc.PinnedConn{Conn: conn}, w.rwBegin, upsert)
 	if err != nil || retries != 1 {
 		t.Fatalf("%d retries, %v; want one retry after a 40001", retries, err)
 	}
 	if after := prepared(); !after.Equal(before) {
 		t.Errorf("the district upsert was prepared again after the serialization failure (%v, then %v)", before, after)
 	}
-	if cnt.Load().retryWork[NewOrderTxn].Load() == 0 {
+	if tally.Figures().RetryWork[tpcc.NewOrderTxn] == 0 {
 		t.Error("the failed attempt's time was not counted")
 	}
 }

@@ -1,13 +1,17 @@
-package tpcc
+package pipelined
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/benchrig/benchrig/tpcc"
+	"github.com/benchrig/benchrig/tpcc/tpcctest"
 )
 
 // tripCounter counts a connection's round trips as pgx's tracer sees
@@ -36,7 +40,7 @@ func (c *tripCounter) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepa
 // tracedWorker is a repeatable-read worker on one warehouse with a
 // one-connection pool that prepares as Run's does, its round trips
 // counted; the pool's statements are prepared before it is returned.
-func tracedWorker(t *testing.T, url string) (*worker, PgxPool, *tripCounter) {
+func tracedWorker(t *testing.T, url string) (*worker, tpcc.PgxPool, *tripCounter) {
 	t.Helper()
 	ctx := context.Background()
 	pc, err := pgxpool.ParseConfig(url)
@@ -52,16 +56,14 @@ func tracedWorker(t *testing.T, url string) (*worker, PgxPool, *tripCounter) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	load, err := ReadConstants(ctx, pool)
+	load, err := tpcc.ReadConstants(ctx, pool)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cnt atomic.Pointer[counters]
-	cnt.Store(newCounters(1))
-	rr := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
-	w := newWorker(NewRand(30, 1), NewRunConstants(NewRand(30, 0), load), 1, RetryPolicy{},
-		rr, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, &cnt)
-	c, release, err := PgxPool{pool}.AcquireConn(ctx)
+	w := newWorker(tpcc.Session{Rand: tpcc.NewRand(30, 1), Constants: tpcc.NewRunConstants(tpcc.NewRand(30, 0), load), Warehouses: 1,
+		Dialect: tpcc.Postgres, ReadWrite: pgx.TxOptions{IsoLevel: pgx.RepeatableRead},
+		ReadOnly: pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, Tally: tpcc.NewTally(1)})
+	c, release, err := tpcc.PgxPool{Pool: pool}.AcquireConn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +72,11 @@ func tracedWorker(t *testing.T, url string) (*worker, PgxPool, *tripCounter) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w, PgxPool{pool}, trips
+	return w, tpcc.PgxPool{Pool: pool}, trips
 }
 
 // TestPipelinedRoundTripsAndPayment pins the pipelined profile's round
-// trips (issue 30: they are most of the client's CPU): New-Order 1 (2
+// trips (they are most of the client's CPU): New-Order 1 (2
 // when it rolls back: the failed batch and the ROLLBACK), Payment 1 and
 // Order-Status 1 whether the customer is chosen by C_ID or by last name
 // (the database picks the customer at position ceil(n/2)), Delivery 2,
@@ -88,16 +90,16 @@ func TestPipelinedRoundTripsAndPayment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a warehouse into a real PostgreSQL")
 	}
-	url, _ := loadOneWarehouse(t)
+	url, _ := tpcctest.LoadWarehouses(t, 1, 1)
 	ctx := context.Background()
 	w, db, trips := tracedWorker(t, url)
-	home := Home{W: 0, D: 1}
+	home := tpcc.Home{W: 0, D: 1}
 
-	want := map[TxnType][]int64{NewOrderTxn: {1}, PaymentTxn: {1}, OrderStatusTxn: {1}, DeliveryTxn: {2}, StockLevelTxn: {1}}
+	want := map[tpcc.TxnType][]int64{tpcc.NewOrderTxn: {1}, tpcc.PaymentTxn: {1}, tpcc.OrderStatusTxn: {1}, tpcc.DeliveryTxn: {2}, tpcc.StockLevelTxn: {1}}
 	rollbacks := 0
 	for i := 0; i < 30 || rollbacks == 0 && i < 1000; i++ {
-		for ty := range numTxnTypes {
-			if i >= 30 && ty != NewOrderTxn {
+		for ty := range tpcc.NumTxnTypes {
+			if i >= 30 && ty != tpcc.NewOrderTxn {
 				continue // more New-Orders until one rolls back
 			}
 			before := trips.n.Load()
@@ -106,7 +108,7 @@ func TestPipelinedRoundTripsAndPayment(t *testing.T) {
 				t.Fatalf("%s: %v", ty, err)
 			}
 			wantTy := want[ty]
-			if ty == NewOrderTxn && w.no.in.rollback {
+			if ty == tpcc.NewOrderTxn && w.no.in.Rollback {
 				rollbacks++
 				wantTy = []int64{2}
 			}
@@ -137,7 +139,7 @@ GROUP BY c_last HAVING count(*) >= 2 ORDER BY count(*) DESC, c_last LIMIT 1`).Sc
 	}
 	chosen := ids[(n+1)/2-1] // position ceil(n/2), 1-based
 	before := trips.n.Load()
-	if _, err := w.pay(ctx, db, paymentInput{wID: 0, dID: 3, cWID: 0, cDID: 2, cLast: name, cents: 12345}); err != nil {
+	if _, err := w.pay(ctx, db, tpcc.PaymentInput{WID: 0, DID: 3, CWID: 0, CDID: 2, CLast: name, Cents: 12345}); err != nil {
 		t.Fatal(err)
 	}
 	if d := trips.n.Load() - before; d != 1 {
@@ -164,14 +166,14 @@ GROUP BY c_last HAVING count(*) >= 2 ORDER BY count(*) DESC, c_last LIMIT 1`).Sc
 AND (SELECT count(*) FROM customer o WHERE o.c_w_id = 0 AND o.c_d_id = 4 AND o.c_last = c.c_last) = 1 LIMIT 1`).Scan(&bcID, &name); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.pay(ctx, db, paymentInput{wID: 0, dID: 5, cWID: 0, cDID: 4, cLast: name, cents: 50000}); err != nil {
+	if _, err := w.pay(ctx, db, tpcc.PaymentInput{WID: 0, DID: 5, CWID: 0, CDID: 4, CLast: name, Cents: 50000}); err != nil {
 		t.Fatal(err)
 	}
 	var cData string
 	if err := conn.QueryRow(ctx, `SELECT c_data FROM customer WHERE c_w_id = 0 AND c_d_id = 4 AND c_id = $1`, bcID).Scan(&cData); err != nil {
 		t.Fatal(err)
 	}
-	if want := itoa(int(bcID)) + " 4 0 5 0 500.00 | "; !strings.HasPrefix(cData, want) || len(cData) > 500 {
+	if want := strconv.Itoa(int(bcID)) + " 4 0 5 0 500.00 | "; !strings.HasPrefix(cData, want) || len(cData) > 500 {
 		t.Errorf("BC customer %d: c_data %.60q..., want it to start with %q and keep <= 500 characters", bcID, cData, want)
 	}
 
@@ -180,7 +182,7 @@ AND (SELECT count(*) FROM customer o WHERE o.c_w_id = 0 AND o.c_d_id = 4 AND o.c
 	if err := conn.QueryRow(ctx, `SELECT w_ytd::TEXT FROM warehouse WHERE w_id = 0`).Scan(&ytd0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.pay(ctx, db, paymentInput{wID: 0, dID: 1, cWID: 0, cDID: 1, cLast: "NOBODY", cents: 100}); err == nil || !strings.Contains(err.Error(), "NOBODY") {
+	if _, err := w.pay(ctx, db, tpcc.PaymentInput{WID: 0, DID: 1, CWID: 0, CDID: 1, CLast: "NOBODY", Cents: 100}); err == nil || !strings.Contains(err.Error(), "NOBODY") {
 		t.Errorf("payment to nobody: %v, want an error naming NOBODY", err)
 	}
 	if err := conn.QueryRow(ctx, `SELECT w_ytd::TEXT FROM warehouse WHERE w_id = 0`).Scan(&ytd1); err != nil {
@@ -189,7 +191,7 @@ AND (SELECT count(*) FROM customer o WHERE o.c_w_id = 0 AND o.c_d_id = 4 AND o.c
 	if ytd0 != ytd1 {
 		t.Errorf("payment to nobody changed W_YTD from %s to %s", ytd0, ytd1)
 	}
-	checkConsistent(t, url)
+	tpcctest.CheckConsistent(t, url)
 }
 
 func containsInt(s []int64, v int64) bool {
@@ -211,7 +213,7 @@ func TestRetryRollbackRidesTheBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a warehouse into a real PostgreSQL")
 	}
-	url, _ := loadOneWarehouse(t)
+	url, _ := tpcctest.LoadWarehouses(t, 1, 1)
 	ctx := context.Background()
 	w, db, trips := tracedWorker(t, url)
 	other, err := pgx.Connect(ctx, url)
@@ -284,11 +286,17 @@ func TestRetryRollbackRidesTheBatch(t *testing.T) {
 		b2.Queue(`UPDATE warehouse SET w_ytd = w_ytd + 0 WHERE w_id = 0`)
 		return tx.send(ctx, &b2, true)
 	})
-	if !Retryable(err) || attempts != 1 {
+	if !tpcc.Retryable(err) || attempts != 1 {
 		t.Fatalf("no retries: %d attempts, %v; want one 40001", attempts, err)
 	}
 	if n := trips.n.Load() - before; n != 3 {
 		t.Errorf("%d round trips, want 3 (2 and the ROLLBACK)", n)
 	}
 	idle()
+}
+
+// choose is a tpcc.ChooseProfile of this package's profile alone (the
+// composition point, tpcc/profile, imports this package).
+func choose(tpcc.Profile, tpcc.Dialect, *tpcc.RunConfig, tpcc.Partitions) (tpcc.LoadProfile, error) {
+	return Profile{}, nil
 }

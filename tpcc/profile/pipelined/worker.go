@@ -1,14 +1,14 @@
-package tpcc
+package pipelined
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
-	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // worker executes the pipelined profile's transactions. Each executor
@@ -16,19 +16,16 @@ import (
 // random stream and scratch buffers are not shared, so the run phase
 // needs no locks besides the histograms'.
 type worker struct {
-	rng         *Rand
-	constants   Constants // C-Run (clause 2.1.6)
-	warehouses  int       // W: remote warehouses are drawn from 0..W-1
-	retryPolicy RetryPolicy
+	draw        tpcc.Inputs
+	tally       tpcc.Tally
+	retryPolicy tpcc.RetryPolicy
 	rwBegin     string // BEGIN statements matching rwOptions and roOptions, for pipelined transactions
 	roBegin     string
 	stockSQL    [11]string
-	// indexPlans: the run is SERIALIZABLE on PostgreSQL, where a plan's
-	// access path decides its predicate locks' granularity, so read-write
-	// transactions ask for index scans (indexPlansSQL; issue 22).
+	// indexPlans: read-write transactions ask for index scans
+	// (indexPlansSQL, Session.IndexPlans).
 	indexPlans bool
-	txn        TxnType // the transaction exec runs, for retry's cost counters
-	cnt        *atomic.Pointer[counters]
+	txn        tpcc.TxnType // the transaction exec runs, for retry's cost counters
 
 	no        newOrderScratch
 	prices    []float64
@@ -41,42 +38,37 @@ type worker struct {
 // formatted again for each of a 100k host's 200,070 executors.
 var stockSQLs = noStockSQL()
 
-func newWorker(rng *Rand, c Constants, warehouses int, rp RetryPolicy, rw, ro pgx.TxOptions, cnt *atomic.Pointer[counters]) *worker {
+func newWorker(s tpcc.Session) *worker {
 	return &worker{
-		rng: rng, constants: c, warehouses: warehouses, retryPolicy: rp.normalize(),
-		rwBegin: BeginSQL(rw), roBegin: BeginSQL(ro), stockSQL: stockSQLs, cnt: cnt,
+		draw: s.Inputs(), tally: s.Tally, retryPolicy: s.Retry.WithDefaults(),
+		rwBegin: tpcc.BeginSQL(s.ReadWrite), roBegin: tpcc.BeginSQL(s.ReadOnly), stockSQL: stockSQLs,
+		indexPlans: s.IndexPlans(),
 	}
-}
-
-func (w *worker) counters() *counters { return w.cnt.Load() }
-
-// otherWarehouse draws a warehouse other than home uniformly from the W
-// warehouses 0..W-1 (clauses 2.4.1.5.2, 2.5.1.2). Requires W > 1.
-func (w *worker) otherWarehouse(home int32) int32 {
-	x := int32(w.rng.Int(0, w.warehouses-2))
-	if x >= home {
-		x++
-	}
-	return x
 }
 
 // Exec runs one transaction of type t for a terminal at home: worker is
 // the pipelined profile's Executor.
-func (w *worker) Exec(ctx context.Context, db Pool, t TxnType, home Home) (retries int, err error) {
+func (w *worker) Exec(ctx context.Context, db tpcc.Pool, t tpcc.TxnType, home tpcc.Home) (retries int, err error) {
 	w.txn = t
 	switch t {
-	case NewOrderTxn:
+	case tpcc.NewOrderTxn:
 		return w.newOrder(ctx, db, home)
-	case PaymentTxn:
+	case tpcc.PaymentTxn:
 		return w.payment(ctx, db, home)
-	case OrderStatusTxn:
+	case tpcc.OrderStatusTxn:
 		return w.orderStatus(ctx, db, home)
-	case DeliveryTxn:
+	case tpcc.DeliveryTxn:
 		return w.delivery(ctx, db, home)
-	case StockLevelTxn:
+	case tpcc.StockLevelTxn:
 		return w.stockLevel(ctx, db, home)
 	}
 	return 0, fmt.Errorf("unknown transaction type %d", t)
+}
+
+// retry is RetryPolicy.Retry with the worker's policy, for the
+// transaction type being run (w.txn).
+func (w *worker) retry(ctx context.Context, fn func() error) (retries int, err error) {
+	return w.retryPolicy.Retry(ctx, w.txn, w.tally, fn)
 }
 
 // pipeTx is a transaction whose BEGIN travels with its first batch and
@@ -95,7 +87,7 @@ type pipeTx struct {
 }
 
 // indexPlansSQL is sent after BEGIN by the read-write transactions of a
-// SERIALIZABLE run on PostgreSQL (issue 22). Under SSI a sequential scan
+// SERIALIZABLE run on PostgreSQL. Under SSI a sequential scan
 // takes a relation-level SIRead lock ("A sequential scan will always
 // necessitate a relation-level predicate lock", PostgreSQL's chapter
 // 13.2.3, which advises encouraging index scans), and on 4 warehouses
@@ -152,10 +144,10 @@ func (p *pipeTx) send(ctx context.Context, b *pgx.Batch, commit bool) error {
 // its first attempt is retried at once (retry.go), so its connection is
 // kept, still in the aborted transaction, and the retry's first batch
 // carries the ROLLBACK ahead of its BEGIN: the retry costs no round trip
-// of its own for the ROLLBACK (issue 30: at repeatable read one
-// transaction in five was retried). A retry after a backoff sleeps
+// of its own for the ROLLBACK (at repeatable read one transaction in
+// five is retried). A retry after a backoff sleeps
 // without a connection, so a later failure rolls back at once.
-func (w *worker) inPipe(ctx context.Context, db Pool, begin string, fn func(*pipeTx) error) (int, error) {
+func (w *worker) inPipe(ctx context.Context, db tpcc.Pool, begin string, fn func(*pipeTx) error) (int, error) {
 	var held *pgx.Conn // in an aborted transaction, for the immediate retry
 	var heldRelease func()
 	attempts := 0
@@ -182,7 +174,7 @@ func (w *worker) inPipe(ctx context.Context, db Pool, begin string, fn func(*pip
 			err = errors.New("transaction not committed")
 		}
 		if err != nil && p.open {
-			if attempts == 1 && Retryable(err) && !w.retryPolicy.None && !c.IsClosed() {
+			if attempts == 1 && tpcc.Retryable(err) && !w.retryPolicy.None && !c.IsClosed() {
 				held, heldRelease = c, release
 				return err
 			}
@@ -218,7 +210,7 @@ const preparedKey = "benchrig.tpcc.prepared"
 // forgets every statement of a batch that failed — a serialization
 // failure included — and prepares them again on the next attempt: a
 // retried transaction paid a Parse/Describe round of all its statements
-// (issue 22). Statements prepared by name are never invalidated so.
+// on every retry. Statements prepared by name are never invalidated so.
 func (w *worker) prepare(ctx context.Context, c *pgx.Conn) error {
 	if c.Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
 		return nil
@@ -255,83 +247,4 @@ func (w *worker) statements() []string {
 		s = append(s, indexPlansSQL)
 	}
 	return s
-}
-
-// counters are the run's tallies for the audit (clause 9.2). They are
-// swapped for a fresh set at the end of the ramp, so only the measurement
-// interval is audited.
-type counters struct {
-	done, errors, retries [numTxnTypes]atomic.Int64
-	gaveUp                [numTxnTypes]atomic.Int64 // errors that are exhausted retry budgets
-	// What retries cost, in nanoseconds: the failed attempts' time and
-	// the backoff sleeps (both inside the retried transactions' latency).
-	retryWork, retryBackoff [numTxnTypes]atomic.Int64
-
-	noRollbacks, noLines, noRemoteLines atomic.Int64
-	noOLCnt                             [16]atomic.Int64 // by O_OL_CNT, 5..15
-	payRemote, payByName, osByName      atomic.Int64
-	delSkipped                          atomic.Int64 // districts skipped by Delivery
-	remoteLineW, remotePayW             bitset       // warehouses used remotely
-	homeW                               bitset       // home warehouses of the counted New-Orders and Payments
-}
-
-// newOrder records a finished New-Order's audit figures (clause 9.2.2.5):
-// its lines, a rollback, and the supplying warehouse of each remote line
-// (supply(i) is line i's). Both load profiles count through it.
-func (c *counters) newOrder(home int32, lines int, rollback bool, supply func(i int) int32) {
-	c.homeW.set(int(home))
-	c.noLines.Add(int64(lines))
-	c.noOLCnt[lines].Add(1)
-	if rollback {
-		c.noRollbacks.Add(1)
-	}
-	for i := range lines {
-		if s := supply(i); s != home {
-			c.noRemoteLines.Add(1)
-			c.remoteLineW.set(int(s))
-		}
-	}
-}
-
-// payment records a finished Payment's audit figures (clause 9.2.2.5): a
-// terminal at home paid for a customer of warehouse customerW, selected
-// by last name or not. Every load profile counts through it.
-func (c *counters) payment(home, customerW int32, byName bool) {
-	c.homeW.set(int(home))
-	if customerW != home {
-		c.payRemote.Add(1)
-		c.remotePayW.set(int(customerW))
-	}
-	if byName {
-		c.payByName.Add(1)
-	}
-}
-
-func newCounters(warehouses int) *counters {
-	return &counters{remoteLineW: newBitset(warehouses + 1), remotePayW: newBitset(warehouses + 1), homeW: newBitset(warehouses + 1)}
-}
-
-// bitset records which warehouses were used; atomic so executors set bits
-// without a lock.
-type bitset []atomic.Uint64
-
-func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
-
-// set reads before it writes: every New-Order and Payment sets its home's
-// bit, and a load leaves the shared word in every core's cache where an
-// atomic OR would take it for itself each time.
-func (b bitset) set(i int) {
-	if bit := uint64(1) << (uint(i) % 64); b[i/64].Load()&bit == 0 {
-		b[i/64].Or(bit)
-	}
-}
-
-func (b bitset) has(i int) bool { return b[i/64].Load()&(1<<(uint(i)%64)) != 0 }
-
-func (b bitset) count() int {
-	n := 0
-	for i := range b {
-		n += bits.OnesCount64(b[i].Load())
-	}
-	return n
 }

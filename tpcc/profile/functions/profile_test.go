@@ -1,16 +1,18 @@
-package tpcc
+package functions
 
 import (
 	"context"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
+	"github.com/benchrig/benchrig/tpcc/profile/pipelined"
+	"github.com/benchrig/benchrig/tpcc/tpcctest"
 )
 
 // fnFingerprints are what the transactions write, table by table, without
@@ -61,12 +63,8 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads warehouses into a real PostgreSQL")
 	}
-	if err := pgtest.Available(); err != nil {
-		t.Skipf("no PostgreSQL: %v", err)
-	}
 	ctx := context.Background()
-	srv := pgtest.Start(t, pgtest.NoSync())
-	urlP := loadInto(t, srv, 2)
+	urlP, srv := tpcctest.LoadWarehousesWith(t, install, 2, 1, pgtest.NoSync())
 	urlF := srv.URL("functions_copy")
 	{
 		// An identical copy, faster than loading twice.
@@ -102,7 +100,7 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 					return
 				}
 				defer c.Close(ctx)
-				errs[i] = InstallFunctions(ctx, c)
+				errs[i] = Install(ctx, c)
 			})
 		}
 		wg.Wait()
@@ -111,7 +109,7 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		if err := checkFunctions(ctx, connF); err != nil {
+		if err := check(ctx, connF); err != nil {
 			t.Error(err)
 		}
 	})
@@ -120,44 +118,38 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 		if _, err := connF.Exec(ctx, `COMMENT ON FUNCTION benchrig_delivery IS 'benchrig 000000000000'`); err != nil {
 			t.Fatal(err)
 		}
-		if err := checkFunctions(ctx, connF); err == nil || !strings.Contains(err.Error(), "tpcc init") {
+		if err := check(ctx, connF); err == nil || !strings.Contains(err.Error(), "tpcc init") {
 			t.Errorf("stale function accepted: %v", err)
 		}
-		if err := InstallFunctions(ctx, connF); err != nil {
+		if err := Install(ctx, connF); err != nil {
 			t.Fatal(err)
 		}
-		if err := checkFunctions(ctx, connF); err != nil {
+		if err := check(ctx, connF); err != nil {
 			t.Error(err)
 		}
 	})
 
-	parts, _ := NewPartitions(2, 2, 1)
-	pipe, err := (&RunConfig{Profile: ProfilePipelined}).profileFor(Postgres, parts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn, err := (&RunConfig{Profile: ProfileFunctions}).profileFor(Postgres, parts)
-	if err != nil || fn.Name() != ProfileFunctions {
+	var pipe tpcc.LoadProfile = pipelined.Profile{}
+	fn, err := New(tpcc.Postgres)
+	if err != nil || fn.Name() != tpcc.ProfileFunctions {
 		t.Fatalf("the functions profile is %v, %v", fn, err)
 	}
-	m, _, err := DatabaseMeta(ctx, connF, 0)
+	m, _, err := tpcc.DatabaseMeta(ctx, connF, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rw := pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
 	ro := pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadOnly}
-	var cntP, cntF atomic.Pointer[counters]
-	cntP.Store(newCounters(2))
-	cntF.Store(newCounters(2))
-	runC := fn.RunConstants(NewRand(5, 0), m)
-	if pc := pipe.RunConstants(NewRand(5, 0), m); pc != runC {
+	tallyP, tallyF := tpcc.NewTally(2), tpcc.NewTally(2)
+	runC := fn.RunConstants(tpcc.NewRand(5, 0), m)
+	if pc := pipe.RunConstants(tpcc.NewRand(5, 0), m); pc != runC {
 		t.Fatalf("C-Run: pipelined %v, functions %v", pc, runC)
 	}
-	session := func(stream uint64, cnt *atomic.Pointer[counters]) Session {
-		return Session{Rand: NewRand(5, stream), Constants: runC, Warehouses: 2, Dialect: Postgres,
-			ReadWrite: rw, ReadOnly: ro, Tally: Tally{cnt}}
+	session := func(stream uint64, tally tpcc.Tally) tpcc.Session {
+		return tpcc.Session{Rand: tpcc.NewRand(5, stream), Constants: runC, Warehouses: 2, Dialect: tpcc.Postgres,
+			ReadWrite: rw, ReadOnly: ro, Tally: tally}
 	}
-	exP, exF := pipe.NewExecutor(session(1, &cntP)), fn.NewExecutor(session(1, &cntF))
+	exP, exF := pipe.NewExecutor(session(1, tallyP)), fn.NewExecutor(session(1, tallyF))
 
 	proxy := pgtest.StartWireCounter(t, urlF)
 	connW, err := pgx.Connect(ctx, proxy.URL)
@@ -165,14 +157,14 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer connW.Close(ctx)
-	trips := map[TxnType]map[int64]int{}
-	step := func(ty TxnType, home Home) {
+	trips := map[tpcc.TxnType]map[int64]int{}
+	step := func(ty tpcc.TxnType, home tpcc.Home) {
 		t.Helper()
-		if _, err := exP.Exec(ctx, PinnedConn{connP}, ty, home); err != nil {
+		if _, err := exP.Exec(ctx, tpcc.PinnedConn{Conn: connP}, ty, home); err != nil {
 			t.Fatalf("pipelined %s: %v", ty, err)
 		}
 		before := proxy.Snapshot()
-		if _, err := exF.Exec(ctx, PinnedConn{connW}, ty, home); err != nil {
+		if _, err := exF.Exec(ctx, tpcc.PinnedConn{Conn: connW}, ty, home); err != nil {
 			t.Fatalf("functions %s: %v", ty, err)
 		}
 		if trips[ty] == nil {
@@ -181,19 +173,19 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 		trips[ty][proxy.Snapshot().Minus(before).Waits()]++
 	}
 	// The first call sets the session up (isolation, prepared calls).
-	step(StockLevelTxn, Home{W: 0, D: 1})
-	trips = map[TxnType]map[int64]int{}
+	step(tpcc.StockLevelTxn, tpcc.Home{W: 0, D: 1})
+	trips = map[tpcc.TxnType]map[int64]int{}
 	// Deliveries first, while every district has undelivered orders,
 	// then the mix over both warehouses, then enough New-Orders for a
 	// rollback (seed 5 draws one within the first hundred) and Deliveries
 	// until warehouse 1's districts run dry (skipped districts).
 	for i := range 150 {
-		home := Home{W: int32(i % 2), D: int32(1 + i%10)}
-		for _, ty := range []TxnType{DeliveryTxn, NewOrderTxn, PaymentTxn, OrderStatusTxn, StockLevelTxn, NewOrderTxn, PaymentTxn} {
+		home := tpcc.Home{W: int32(i % 2), D: int32(1 + i%10)}
+		for _, ty := range []tpcc.TxnType{tpcc.DeliveryTxn, tpcc.NewOrderTxn, tpcc.PaymentTxn, tpcc.OrderStatusTxn, tpcc.StockLevelTxn, tpcc.NewOrderTxn, tpcc.PaymentTxn} {
 			step(ty, home)
 		}
 	}
-	checkConsistent(t, urlF)
+	tpcctest.CheckConsistent(t, urlF)
 	// Skipped districts: warehouse 1's districts 4-10 lose their
 	// undelivered orders (which breaks consistency condition 5, checked
 	// above), so the next Deliveries find nothing there.
@@ -204,7 +196,7 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		step(DeliveryTxn, Home{W: 1, D: 1})
+		step(tpcc.DeliveryTxn, tpcc.Home{W: 1, D: 1})
 	}
 
 	t.Run("same rows as pipelined", func(t *testing.T) {
@@ -220,18 +212,18 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 	})
 
 	t.Run("same audit counters", func(t *testing.T) {
-		p, f := cntP.Load(), cntF.Load()
+		p, f := tallyP.Figures(), tallyF.Figures()
 		for _, c := range []struct {
 			name string
 			p, f int64
 		}{
-			{"rollbacks", p.noRollbacks.Load(), f.noRollbacks.Load()},
-			{"lines", p.noLines.Load(), f.noLines.Load()},
-			{"remote lines", p.noRemoteLines.Load(), f.noRemoteLines.Load()},
-			{"remote payments", p.payRemote.Load(), f.payRemote.Load()},
-			{"payments by name", p.payByName.Load(), f.payByName.Load()},
-			{"order-statuses by name", p.osByName.Load(), f.osByName.Load()},
-			{"skipped districts", p.delSkipped.Load(), f.delSkipped.Load()},
+			{"rollbacks", p.Rollbacks, f.Rollbacks},
+			{"lines", p.Lines, f.Lines},
+			{"remote lines", p.RemoteLines, f.RemoteLines},
+			{"remote payments", p.RemotePayments, f.RemotePayments},
+			{"payments by name", p.PaymentsByName, f.PaymentsByName},
+			{"order-statuses by name", p.OrderStatusesByName, f.OrderStatusesByName},
+			{"skipped districts", p.SkippedDistricts, f.SkippedDistricts},
 		} {
 			t.Logf("%s: %d", c.name, c.f)
 			if c.p != c.f {
@@ -267,12 +259,10 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 				t.Skipf("auto_explain: %s: %v", s, err)
 			}
 		}
-		var cnt atomic.Pointer[counters]
-		cnt.Store(newCounters(2))
-		ex := fn.NewExecutor(session(9, &cnt))
+		ex := fn.NewExecutor(session(9, tpcc.NewTally(2)))
 		for i := range 8 {
-			for ty := range numTxnTypes {
-				if _, err := ex.Exec(ctx, PinnedConn{c}, ty, Home{W: int32(i % 2), D: 1}); err != nil {
+			for ty := range tpcc.NumTxnTypes {
+				if _, err := ex.Exec(ctx, tpcc.PinnedConn{Conn: c}, ty, tpcc.Home{W: int32(i % 2), D: 1}); err != nil {
 					t.Fatalf("%s: %v", ty, err)
 				}
 			}
@@ -303,7 +293,7 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 
 	t.Run("one round trip", func(t *testing.T) {
 		t.Logf("round trips (count: transactions): %v", trips)
-		for ty := range numTxnTypes {
+		for ty := range tpcc.NumTxnTypes {
 			if len(trips[ty]) != 1 || trips[ty][1] == 0 {
 				t.Errorf("%s: round trips %v, want 1 each", ty, trips[ty])
 			}
@@ -315,22 +305,22 @@ func TestFunctionsProfileOnPostgres(t *testing.T) {
 // run against CockroachDB is refused with the reason before it starts.
 func TestFunctionsProfileRefusedOnCockroach(t *testing.T) {
 	for _, tc := range []struct {
-		p      Profile
-		d      Dialect
+		d      tpcc.Dialect
 		refuse bool
 	}{
-		{ProfileFunctions, Cockroach, true},
-		{ProfileFunctions, Postgres, false},
-		{ProfilePipelined, Cockroach, false},
-		{ProfileWorkload, Cockroach, false},
-		{"", Cockroach, false},
+		{tpcc.Cockroach, true},
+		{tpcc.Postgres, false},
 	} {
-		err := FunctionsRefused(tc.p, tc.d)
+		_, err := New(tc.d)
 		if (err != nil) != tc.refuse || (err != nil && !strings.Contains(err.Error(), "PL/pgSQL")) {
-			t.Errorf("%q on %s: %v, want refused %v with the reason", tc.p, tc.d, err, tc.refuse)
+			t.Errorf("on %s: %v, want refused %v with the reason", tc.d, err, tc.refuse)
 		}
 	}
 }
+
+// install is tpcc.InitOptions.Install with this profile's functions, as
+// tpcc/profile.Install gives it on PostgreSQL.
+func install(ctx context.Context, db tpcc.Execer, _ tpcc.Dialect) error { return Install(ctx, db) }
 
 func lastContaining(ss []string, sub string) string {
 	for i := len(ss) - 1; i >= 0; i-- {

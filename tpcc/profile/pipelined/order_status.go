@@ -1,4 +1,4 @@
-package tpcc
+package pipelined
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // Order-Status's profile (clause 2.6.2.2): read-only, always the home
@@ -32,33 +34,15 @@ LEFT JOIN order_line AS ol ON ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id
 	osOrderLinesByNameSQL = osOrderLinesHead + customerByNameExpr + osOrderLinesTail
 )
 
-// orderStatusInput is drawn once per transaction (clause 2.6.1).
-type orderStatusInput struct {
-	wID, dID int32
-	cID      int32  // 0 when selecting by last name
-	cLast    string // set when selecting by last name
-}
-
-func (w *worker) drawOrderStatus(home Home) orderStatusInput {
-	r := w.rng
-	in := orderStatusInput{wID: home.W, dID: int32(r.Int(1, 10))} // 2.6.1.2
-	if r.Int(1, 100) <= 60 {                                      // 2.6.1.2: 60% by last name
-		in.cLast = r.LastNameRun(w.constants)
-	} else {
-		in.cID = int32(r.CustomerID(w.constants))
-	}
-	return in
-}
-
 // orderStatus runs clause 2.6.2 in a read-only transaction.
-func (w *worker) orderStatus(ctx context.Context, db Pool, home Home) (retries int, err error) {
-	in := w.drawOrderStatus(home)
-	wID, dID := in.wID, in.dID
-	var customer any = in.cID
+func (w *worker) orderStatus(ctx context.Context, db tpcc.Pool, home tpcc.Home) (retries int, err error) {
+	in := w.draw.OrderStatus(home)
+	wID, dID := in.WID, in.DID
+	var customer any = in.CID
 	customerSQL, linesSQL := osCustomerSQL, osOrderLinesSQL
-	byName := in.cLast != ""
+	byName := in.CLast != ""
 	if byName {
-		customer = in.cLast
+		customer = in.CLast
 		customerSQL, linesSQL = osCustomerByNameSQL, osOrderLinesByNameSQL
 	}
 	retries, err = w.inPipe(ctx, db, w.roBegin, func(tx *pipeTx) error {
@@ -92,8 +76,6 @@ func (w *worker) orderStatus(ctx context.Context, db Pool, home Home) (retries i
 	if err != nil {
 		return retries, fmt.Errorf("order-status (w %d, d %d): %w", wID, dID, err)
 	}
-	if byName {
-		w.counters().osByName.Add(1)
-	}
+	w.tally.OrderStatus(byName)
 	return retries, nil
 }

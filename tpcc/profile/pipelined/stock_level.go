@@ -1,8 +1,10 @@
-package tpcc
+package pipelined
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // stockLevelSQL is clause 2.8.2.2 as one statement: the number of
@@ -16,8 +18,8 @@ AND s_w_id = $1 AND s_i_id = ol_i_id AND s_quantity < $3`
 
 // stockLevel runs clause 2.8.2 for the terminal's own district: each
 // terminal of a warehouse has a fixed, distinct D_ID (clause 2.8.1.1).
-func (w *worker) stockLevel(ctx context.Context, db Pool, home Home) (retries int, err error) {
-	threshold := w.drawStockLevel()
+func (w *worker) stockLevel(ctx context.Context, db tpcc.Pool, home tpcc.Home) (retries int, err error) {
+	threshold := w.draw.StockLevel()
 	retries, err = w.retry(ctx, func() error {
 		var n int64
 		return db.QueryRow(ctx, stockLevelSQL, home.W, home.D, threshold).Scan(&n)
@@ -27,7 +29,3 @@ func (w *worker) stockLevel(ctx context.Context, db Pool, home Home) (retries in
 	}
 	return retries, nil
 }
-
-// drawStockLevel is Stock-Level's input (clause 2.8.1.2): the threshold,
-// random within [10 .. 20].
-func (w *worker) drawStockLevel() int32 { return int32(w.rng.Int(10, 20)) }

@@ -1,4 +1,4 @@
-package tpcc
+package pipelined
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/benchrig/benchrig/tpcc"
 )
 
 // Delivery's profile (clause 2.7.4.2), per district 1..10: the oldest
@@ -31,9 +33,9 @@ AND c_id = (SELECT o_c_id FROM "order" WHERE o_w_id = $1 AND o_d_id = $2 AND o_i
 // then the whole business transaction, stricter than the queueing
 // acknowledgement clause 5.2.5.7 limits, and the same as CockroachDB's
 // workload measures.
-func (w *worker) delivery(ctx context.Context, db Pool, home Home) (retries int, err error) {
+func (w *worker) delivery(ctx context.Context, db tpcc.Pool, home tpcc.Home) (retries int, err error) {
 	wID := home.W
-	carrier := w.drawDelivery()
+	carrier := w.draw.Delivery()
 	var skipped int
 	retries, err = w.inPipe(ctx, db, w.rwBegin, func(tx *pipeTx) error {
 		var oIDs [11]int32
@@ -71,17 +73,11 @@ func (w *worker) delivery(ctx context.Context, db Pool, home Home) (retries int,
 	if err != nil {
 		return retries, fmt.Errorf("delivery (w %d): %w", wID, err)
 	}
-	if skipped > 0 {
-		// Clause 2.7.2.3 requires skipped districts to be reported; the
-		// audit (9.2.1.7) checks they stay under 1%.
-		w.counters().delSkipped.Add(int64(skipped))
-	}
+	// Clause 2.7.2.3 requires skipped districts to be reported; the
+	// audit (9.2.1.7) checks they stay under 1%.
+	w.tally.Delivery(skipped)
 	return retries, nil
 }
-
-// drawDelivery is Delivery's input (clause 2.7.1.2): O_CARRIER_ID
-// random within [1 .. 10].
-func (w *worker) drawDelivery() int32 { return int32(w.rng.Int(1, 10)) }
 
 // expectRows fails a delivery statement that touched no row: the order
 // was locked by the first batch, so it and its lines must exist.

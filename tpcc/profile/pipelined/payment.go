@@ -1,4 +1,4 @@
-package tpcc
+package pipelined
 
 import (
 	"context"
@@ -7,44 +7,16 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/tpcc"
 )
-
-// paymentInput is drawn once per transaction (clause 2.5.1).
-type paymentInput struct {
-	wID, dID   int32
-	cWID, cDID int32
-	cID        int32  // 0 when selecting by last name
-	cLast      string // set when selecting by last name
-	cents      int64  // H_AMOUNT in cents
-}
-
-func (w *worker) drawPayment(home Home) paymentInput {
-	r := w.rng
-	in := paymentInput{wID: home.W, dID: int32(r.Int(1, 10))} // 2.5.1.1, 2.5.1.2
-	// 2.5.1.2: x ≤ 85 pays at home; otherwise the customer belongs to a
-	// random remote warehouse and district (never with one warehouse).
-	in.cWID, in.cDID = in.wID, in.dID
-	if w.warehouses > 1 && r.Int(1, 100) > 85 {
-		in.cWID = w.otherWarehouse(in.wID)
-		in.cDID = int32(r.Int(1, 10))
-	}
-	// 2.5.1.2: y ≤ 60 selects by last name (NURand(255, 0, 999) with
-	// C-Run), else by C_ID = NURand(1023, 1, 3000).
-	if r.Int(1, 100) <= 60 {
-		in.cLast = r.LastNameRun(w.constants)
-	} else {
-		in.cID = int32(r.CustomerID(w.constants))
-	}
-	in.cents = int64(r.Int(100, 500000)) // 2.5.1.3: H_AMOUNT random within [1.00 .. 5,000.00]
-	return in
-}
 
 // Payment's profile (clause 2.5.2.2). Money travels as integer cents and
 // becomes NUMERIC in the database (× 0.01), never a float. Locks are taken
 // warehouse → district → customer.
 //
 // The warehouse and district rows are updated by upserts on their primary
-// keys, not by UPDATE ... WHERE: issue 22. On a table of a few pages the
+// keys, not by UPDATE ... WHERE. On a table of a few pages the
 // planner reads WHERE w_id = $1 with a sequential scan, and under
 // SERIALIZABLE a sequential scan takes a relation-level SIRead lock
 // (PostgreSQL's "Serializable Isolation Level" documentation: "A
@@ -99,8 +71,8 @@ SELECT * FROM c`
 	// C_LAST ordered by C_FIRST; the one at position ceil(n/2) is used,
 	// i.e. offset (n-1)/2. The database chooses it inside the customer's
 	// UPDATE, so a Payment by name costs one round trip like one by
-	// C_ID, not a SELECT's round trip more (issue 30: round trips are
-	// most of the client's CPU), and no client turn sits between the
+	// C_ID, not a SELECT's round trip more (round trips are most
+	// of the client's CPU), and no client turn sits between the
 	// snapshot and the warehouse row's lock.
 	payCustomerByNameSQL = payCustomerSQLHead + customerByNameExpr + payCustomerSQLTail
 	// The customer of warehouse $1, district $2 chosen by last name $3
@@ -112,20 +84,20 @@ OFFSET (SELECT (count(*) - 1) / 2 FROM customer WHERE c_w_id = $1 AND c_d_id = $
 )
 
 // payment runs clause 2.5.2.
-func (w *worker) payment(ctx context.Context, db Pool, home Home) (retries int, err error) {
-	return w.pay(ctx, db, w.drawPayment(home))
+func (w *worker) payment(ctx context.Context, db tpcc.Pool, home tpcc.Home) (retries int, err error) {
+	return w.pay(ctx, db, w.draw.Payment(home))
 }
 
 // pay runs the Payment drawn as in, in one round trip.
-func (w *worker) pay(ctx context.Context, db Pool, in paymentInput) (retries int, err error) {
+func (w *worker) pay(ctx context.Context, db tpcc.Pool, in tpcc.PaymentInput) (retries int, err error) {
 	// The part of C_DATA's prefix after C_ID (clause 2.5.2.2), drawn
 	// once: a retried attempt sends the same.
-	prefix := " " + strconv.Itoa(int(in.cDID)) + " " + strconv.Itoa(int(in.cWID)) + " " +
-		strconv.Itoa(int(in.dID)) + " " + strconv.Itoa(int(in.wID)) + " " +
-		strconv.FormatFloat(float64(in.cents)/100, 'f', 2, 64) + " | "
-	customerSQL, customer := payCustomerSQL, any(in.cID)
-	if in.cLast != "" {
-		customerSQL, customer = payCustomerByNameSQL, in.cLast
+	prefix := " " + strconv.Itoa(int(in.CDID)) + " " + strconv.Itoa(int(in.CWID)) + " " +
+		strconv.Itoa(int(in.DID)) + " " + strconv.Itoa(int(in.WID)) + " " +
+		strconv.FormatFloat(float64(in.Cents)/100, 'f', 2, 64) + " | "
+	customerSQL, customer := payCustomerSQL, any(in.CID)
+	if in.CLast != "" {
+		customerSQL, customer = payCustomerByNameSQL, in.CLast
 	}
 	retries, err = w.inPipe(ctx, db, w.rwBegin, func(tx *pipeTx) error {
 		var b pgx.Batch
@@ -135,30 +107,24 @@ func (w *worker) pay(ctx context.Context, db Pool, in paymentInput) (retries int
 		var cFirst, cMiddle, cLast, cS1, cS2, cCity, cState, cZip, cPhone, cCredit, cData string
 		var cSince time.Time
 		var cCreditLim, cDiscount, cBalance float64
-		b.Queue(payWarehouseDistrictSQL, in.wID, in.dID, in.cents).QueryRow(func(row pgx.Row) error {
+		b.Queue(payWarehouseDistrictSQL, in.WID, in.DID, in.Cents).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&wName, &wS1, &wS2, &wCity, &wState, &wZip, &dName, &dS1, &dS2, &dCity, &dState, &dZip)
 		})
-		b.Queue(customerSQL, in.cWID, in.cDID, customer, in.cents, prefix, in.dID, in.wID).QueryRow(func(row pgx.Row) error {
+		b.Queue(customerSQL, in.CWID, in.CDID, customer, in.Cents, prefix, in.DID, in.WID).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&cID, &cFirst, &cMiddle, &cLast, &cS1, &cS2, &cCity, &cState, &cZip, &cPhone,
 				&cSince, &cCredit, &cCreditLim, &cDiscount, &cBalance, &cData)
 		})
 		if err := tx.send(ctx, &b, true); err != nil {
-			if in.cLast != "" {
-				return fmt.Errorf("customer named %s in %d/%d: %w", in.cLast, in.cWID, in.cDID, err)
+			if in.CLast != "" {
+				return fmt.Errorf("customer named %s in %d/%d: %w", in.CLast, in.CWID, in.CDID, err)
 			}
-			return fmt.Errorf("customer %d/%d/%d: %w", in.cWID, in.cDID, in.cID, err)
+			return fmt.Errorf("customer %d/%d/%d: %w", in.CWID, in.CDID, in.CID, err)
 		}
 		return nil
 	})
 	if err != nil {
-		return retries, fmt.Errorf("payment (w %d, d %d): %w", in.wID, in.dID, err)
+		return retries, fmt.Errorf("payment (w %d, d %d): %w", in.WID, in.DID, err)
 	}
-	w.countPayment(in)
+	in.Tally(w.tally)
 	return retries, nil
-}
-
-// countPayment adds a committed Payment to the audit counters (clause
-// 2.5.1.2's remote and by-name shares), for every profile that runs it.
-func (w *worker) countPayment(in paymentInput) {
-	w.counters().payment(in.wID, in.cWID, in.cLast != "")
 }
