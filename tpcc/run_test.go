@@ -26,9 +26,6 @@ func loadOneWarehouse(t testing.TB, opts ...pgtest.Option) (string, *pgtest.Serv
 // loadWarehouses loads w warehouses into a fresh database of a new server.
 func loadWarehouses(t testing.TB, w, partitions int, opts ...pgtest.Option) (string, *pgtest.Server) {
 	t.Helper()
-	if err := pgtest.Available(); err != nil {
-		t.Skipf("no PostgreSQL: %v", err)
-	}
 	srv := pgtest.Start(t, opts...)
 	url := srv.NewDatabase(t)
 	ctx := context.Background()

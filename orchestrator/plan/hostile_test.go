@@ -110,9 +110,6 @@ func TestDeniedSettings(t *testing.T) {
 // parameters: every one whose name says it holds a command, a library or
 // a library path is in the denied list, or is named below as checked.
 func TestDeniedSettingsCoverPostgres(t *testing.T) {
-	if err := pgtest.Available(); err != nil {
-		t.Skip(err)
-	}
 	srv := pgtest.Start(t, pgtest.NoSync())
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, srv.URL("postgres"))

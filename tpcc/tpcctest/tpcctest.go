@@ -15,9 +15,6 @@ import (
 // fresh database of a new server, or skips the test without PostgreSQL.
 func LoadWarehouses(t testing.TB, w, partitions int, opts ...pgtest.Option) (string, *pgtest.Server) {
 	t.Helper()
-	if err := pgtest.Available(); err != nil {
-		t.Skipf("no PostgreSQL: %v", err)
-	}
 	srv := pgtest.Start(t, opts...)
 	url := srv.NewDatabase(t)
 	ctx := context.Background()

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/testneeds"
 	"github.com/benchrig/benchrig/orchestrator"
 	"github.com/benchrig/benchrig/orchestrator/report"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
@@ -156,14 +157,14 @@ preflight:
 }
 
 // NewBase skips the test under -short or without PostgreSQL's server
-// programs, and builds benchrig: an e2e without lab or plan yet.
+// programs (fails it under CI: internal/testneeds), and builds benchrig: an e2e without lab or plan yet.
 func NewBase(t *testing.T) *Env {
 	if testing.Short() {
 		t.Skip("end-to-end test (-short)")
 	}
 	pgbins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	if len(pgbins) == 0 {
-		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
+		testneeds.Missing(t, "PostgreSQL server programs not installed (run .ci/setup)")
 	}
 	sort.Strings(pgbins)
 	return &Env{T: t, Bin: Binary(t), PGBin: filepath.Dir(pgbins[len(pgbins)-1]), Logs: &bytes.Buffer{}}

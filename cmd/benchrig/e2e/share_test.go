@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/cmd/benchrig/e2e"
+	"github.com/benchrig/benchrig/internal/testneeds"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
 
@@ -50,7 +51,7 @@ func newShareLab(t *testing.T, n, work int, bench string) *shareLab {
 	}
 	pgbins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
 	if len(pgbins) == 0 {
-		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
+		testneeds.Missing(t, "PostgreSQL server programs not installed (run .ci/setup)")
 	}
 	sort.Strings(pgbins)
 	s := &shareLab{t: t, bin: e2e.Binary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), runs: filepath.Join(t.TempDir(), "runs"), work: work, bench: bench}
