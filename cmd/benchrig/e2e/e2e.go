@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -11,10 +12,12 @@ import (
 	"os/user"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -106,7 +109,7 @@ func New(t *testing.T, duration string, opts ...PlanOpts) *Env {
 		t.Fatal(err)
 	}
 	e.Home = u.HomeDir
-	e.Prefix = fmt.Sprintf("benchrig-e2e-%d", time.Now().UnixNano()%1e9)
+	e.Prefix = NewPrefix("benchrig-e2e")
 	e.Port = FreePort(t, "127.0.0.2", "127.0.0.3", "127.0.0.4")
 	dir := t.TempDir()
 	cfg := filepath.Join(e.Lab.Dir(), "ssh_config")
@@ -200,8 +203,31 @@ func LastN(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// FreePort finds a TCP port free on every address.
+// prefixes counts NewPrefix's names: tests that run in parallel may ask
+// within one clock tick.
+var prefixes atomic.Int64
+
+// NewPrefix is a work directory name under the login user's home that no
+// other test (of this process, or of another run) uses: parallel tests'
+// hosts all live in that one home.
+func NewPrefix(base string) string {
+	return fmt.Sprintf("%s-%d-%d-%d", base, os.Getpid(), time.Now().UnixNano()%1e9, prefixes.Add(1))
+}
+
+// portsGiven are the ports FreePort handed out in this process: a port
+// is free when picked, but a server binds it only minutes later (the
+// start stage), so two tests running in parallel must not be given the
+// same one.
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
+
+// FreePort finds a TCP port free on every address, and not given to
+// another test of this process.
 func FreePort(t *testing.T, addrs ...string) int {
+	portsMu.Lock()
+	defer portsMu.Unlock()
 	for try := 0; try < 50; try++ {
 		l, err := net.Listen("tcp", addrs[0]+":0")
 		if err != nil {
@@ -209,7 +235,7 @@ func FreePort(t *testing.T, addrs ...string) int {
 		}
 		port := l.Addr().(*net.TCPAddr).Port
 		l.Close()
-		ok := true
+		ok := !portsGiven[port]
 		for _, a := range addrs[1:] {
 			l, err := net.Listen("tcp", net.JoinHostPort(a, strconv.Itoa(port)))
 			if err != nil {
@@ -219,6 +245,7 @@ func FreePort(t *testing.T, addrs ...string) int {
 			l.Close()
 		}
 		if ok {
+			portsGiven[port] = true
 			return port
 		}
 	}
@@ -490,6 +517,14 @@ func ExitCodeOf(err error) int {
 	return -1
 }
 
+// Parallel is how many end-to-end tests of a package run at once (Main):
+// twice GOMAXPROCS, and at least 2. Each runs a lab of its own (five
+// sshd, three PostgreSQL servers, the orchestrator and its jobs), and
+// go test runs the e2e and e2e/faults packages side by side, so on
+// 2 cores 8 labs may run at once; more than that made the CPU-bound
+// phases (import, initdb) slower than the waits they overlap.
+func Parallel() int { return max(2, 2*runtime.GOMAXPROCS(0)) }
+
 // Lab host indexes of the e2e topology.
 const (
 	LabDB1, LabDB2, LabDB3, LabLoad1, LabLoad2 = 0, 1, 2, 3, 4
@@ -524,6 +559,21 @@ func (e *Env) RunningJobNamed(host, name string) {
 		}
 	}
 	e.T.Fatalf("no running job %s in %s", name, jobs)
+}
+
+// JobExited waits until a job whose name starts with name (its run's tag
+// follows) has its exit record on host: the job ended, whatever the
+// orchestrator could see of it. The test reads the host's files directly
+// (every lab host's work directory is on this machine).
+func (e *Env) JobExited(host, name string, timeout time.Duration) {
+	e.T.Helper()
+	jobs := filepath.Join(e.Home, e.Prefix, host, "jobs")
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if exits, _ := filepath.Glob(filepath.Join(jobs, name+".*.exit")); len(exits) > 0 {
+			return
+		}
+	}
+	e.T.Fatalf("no job %s ended in %s within %s", name, jobs, timeout)
 }
 
 // StandbyReplay pauses or resumes WAL replay on the standbys (db2, db3).
@@ -651,8 +701,17 @@ const (
 
 // Main runs a test package's tests (its TestMain) and then removes the
 // binary Binary built, which outlives every test and so no t.TempDir can
-// hold.
+// hold. Unless -test.parallel is given, it lets Parallel() tests run at
+// once: go test's default, GOMAXPROCS, suits tests that compute, and
+// these mostly wait (on the runs' fixed durations, ramps and start
+// leads, on jobs polled once a second, on keepalives and reconnects).
 func Main(m *testing.M) int {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(Parallel()))
+	}
 	code := m.Run()
 	if builtBin != "" {
 		os.RemoveAll(filepath.Dir(builtBin))

@@ -20,6 +20,7 @@ import (
 // result, the report, the database and that the steps executed are the
 // steps a dry-run lists.
 func TestEndToEndLocal(t *testing.T) {
+	t.Parallel()
 	e := e2e.New(t, "15s")
 	e.Start("run", "--runs-dir", e.Runs, "--start-lead", "2s", e.Plan)
 	if code := e.Wait(6 * time.Minute); code != 0 {
@@ -110,6 +111,7 @@ func checkConsole(t *testing.T, console, runDir string) {
 // host, a disk benchmark where fio is installed; an open-files limit no
 // host can grant stops the run with a failed check.
 func TestPreflight(t *testing.T) {
+	t.Parallel()
 	e := e2e.New(t, "15s", e2e.PlanOpts{Stages: "preflight, install"})
 	e.Start("run", "--runs-dir", e.Runs, e.Plan)
 	if code := e.Wait(3 * time.Minute); code != 0 {
@@ -166,6 +168,7 @@ func TestPreflight(t *testing.T) {
 // statistics; then, on the same loaded cluster, a 3-point sweep of
 // --workers gives the table and the plot.
 func TestRepeatAndSweep(t *testing.T) {
+	t.Parallel()
 	e := e2e.New(t, "4s", e2e.PlanOpts{TPCC: "  repeat: 3\n"})
 	e.Start("run", "--runs-dir", e.Runs, "--start-lead", "1s", e.Plan)
 	if code := e.Wait(6 * time.Minute); code != 0 {
@@ -214,6 +217,7 @@ func TestRepeatAndSweep(t *testing.T) {
 // TestCrudPlan runs the seed's CRUD benchmark from a plan's run stage on
 // both workload hosts, collects their results and merges them.
 func TestCrudPlan(t *testing.T) {
+	t.Parallel()
 	e := e2e.New(t, "15s", e2e.PlanOpts{
 		Stages: "install, start, init, run, collect, merge",
 		Top:    "benchmark: crud\ncrud: {goroutines: 4, records: 50, select_repeat: 2, many_repeat: 5}\n",
@@ -238,6 +242,7 @@ func TestCrudPlan(t *testing.T) {
 // iteration runs, collects, merges and checks; the report names the
 // largest passing value and plots the tried values.
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	e := e2e.New(t, "4s", e2e.PlanOpts{
 		Stages: "install, start, init, configure, import, run",
 		TPCC:   "  search: {min: 2, max: 3}\n",
@@ -283,6 +288,7 @@ func TestSearch(t *testing.T) {
 // and the one-line reason, and check-result without flags says the same
 // from the plan copy.
 func TestHostMetricsAndThresholds(t *testing.T) {
+	t.Parallel()
 	// The published reference: the v20.1 10-warehouse page's figures (a
 	// CockroachDB result; here only something to set the run beside).
 	published := "published:\n  page: https://www.cockroachlabs.com/docs/v20.1/performance-benchmarking-with-tpc-c-10-warehouses\n" +
@@ -359,6 +365,7 @@ func TestHostMetricsAndThresholds(t *testing.T) {
 // is refused, and --wipe --yes on the plan removes stores and work
 // directories.
 func TestTeardown(t *testing.T) {
+	t.Parallel()
 	e := e2e.New(t, "5s", e2e.PlanOpts{Stages: "install, start"})
 	e.Start("run", "--runs-dir", e.Runs, e.Plan)
 	if code := e.Wait(3 * time.Minute); code != 0 {
