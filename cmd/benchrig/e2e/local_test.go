@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,9 +119,12 @@ func TestPreflight(t *testing.T) {
 		t.Fatalf("preflight on healthy hosts exited %d", code)
 	}
 	// The console shows only the rows not ok and a summary; the whole
-	// table, every host's row, is in output.log.
-	if !strings.Contains(e.Logs.String(), "preflight: 5 of 5 hosts ok") {
-		t.Errorf("the console lacks the preflight summary:\n%s", e.Logs.String())
+	// table, every host's row, is in output.log. Every host passes; a
+	// disk benchmark below 5000 read IOPS is a warning, which a disk
+	// shared with the other tests' labs (they run in parallel) or with
+	// another job may give: the machine's, not benchrig's.
+	if m := preflightSummary.FindStringSubmatch(e.Logs.String()); m == nil || atoi(m[1])+atoi(m[2]) != 5 {
+		t.Errorf("the console lacks the preflight summary of 5 passing hosts (ok or warned):\n%s", e.Logs.String())
 	}
 	log, err := os.ReadFile(filepath.Join(e.RunDir(), "output.log"))
 	if err != nil {
@@ -163,6 +167,12 @@ func TestPreflight(t *testing.T) {
 		t.Error("the run went on to install after a failed preflight")
 	}
 }
+
+// preflightSummary is the console's preflight line: hosts ok, and those
+// that passed with warnings.
+var preflightSummary = regexp.MustCompile(`preflight: (\d+) of 5 hosts ok(?:, (\d+) with warnings)? \(`)
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 // TestRepeatAndSweep: repeat: 3 gives three measured runs and their
 // statistics; then, on the same loaded cluster, a 3-point sweep of
