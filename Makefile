@@ -22,11 +22,13 @@ build:
 # come first (docs/measure/test-suite.md), so that none starts last and
 # sets the end alone. -p 4 on 2 cores: the end-to-end packages mostly wait
 # on their labs (their tests run in parallel inside, cmd/benchrig/e2e's
-# doc) while the other packages compute. -timeout is per package: more
-# than twice the slowest package's time on a machine half as fast.
+# doc) while the other packages compute. -timeout is per package: twice
+# the slowest package's time seen here (tpcc, 1,130 s in a full suite on
+# 2 cores shared with other jobs, docs/measure/test-suite.md), so that
+# CI fails on time only when something hangs.
 TEST_FIRST := ./cmd/benchrig/e2e/faults/ ./cmd/benchrig/e2e/ ./tpcc/ ./cmd/benchrig/
 test: setup
-	$(GO) test -race -count=1 -p 4 -timeout 25m $(TEST_FIRST) ./...
+	$(GO) test -race -count=1 -p 4 -timeout 40m $(TEST_FIRST) ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
