@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchrig/benchrig/internal/testneeds"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
@@ -154,7 +155,7 @@ func TestSSHConfigMatchExecNeverRuns(t *testing.T) {
 		t.Fatal("Match exec ran: the marker exists")
 	}
 	if _, err := exec.LookPath("ssh"); err != nil {
-		t.Skip("OpenSSH client not installed: cannot show what ssh -G would do")
+		testneeds.Missing(t, "OpenSSH client not installed: cannot show what ssh -G would do (run .ci/setup)")
 	}
 	// Only to show the payload is real: OpenSSH runs it.
 	if out, err := exec.Command("ssh", "-G", "-F", cfgPath, "db").CombinedOutput(); err != nil {

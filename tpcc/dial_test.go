@@ -22,8 +22,18 @@ import (
 // its context ends.
 func TestOpenPoolsDialsAtMost100PerURL(t *testing.T) {
 	a, b := pgtest.NewSilentServer(t), pgtest.NewSilentServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	// The context ends once both servers have seen MaxDialsPerURL dials
+	// at once and half a second more (time for a 101st to show), or
+	// after 30 s: a fixed 2 s let a loaded machine establish only 72.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	go func() {
+		for ctx.Err() == nil && (a.Top() < MaxDialsPerURL || b.Top() < MaxDialsPerURL) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(500 * time.Millisecond)
+		cancel()
+	}()
 	pools, err := OpenPools(ctx, []string{a.URL(), b.URL()}, 250, 0)
 	if err == nil {
 		closePools(pools)

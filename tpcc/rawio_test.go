@@ -136,9 +136,6 @@ func TestRawConnDeadlines(t *testing.T) {
 // a query cancelled by its context ends at once (pgconn sets a deadline
 // on the socket) and leaves an error, not a hang.
 func TestRawIOWithPostgres(t *testing.T) {
-	if err := pgtest.Available(); err != nil {
-		t.Skipf("no PostgreSQL: %v", err)
-	}
 	s := pgtest.Start(t, pgtest.NoSync())
 	cfg, err := pgx.ParseConfig(s.URL("postgres"))
 	if err != nil {
@@ -176,9 +173,6 @@ func TestRawIOWithPostgres(t *testing.T) {
 // is idle, as a driver waiting on its server is: with net's calls every
 // read and write wakes Go's monitor thread, which then polls.
 func BenchmarkRawIO(b *testing.B) {
-	if err := pgtest.Available(); err != nil {
-		b.Skipf("no PostgreSQL: %v", err)
-	}
 	s := pgtest.Start(b, pgtest.NoSync())
 	ctx := context.Background()
 	cpu := func() time.Duration {

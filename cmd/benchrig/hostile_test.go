@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/cmd/benchrig/e2e"
+	"github.com/benchrig/benchrig/internal/testneeds"
 	"github.com/benchrig/benchrig/orchestrator"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
@@ -182,7 +183,7 @@ func runHostile(t *testing.T, plans []string, marker string) {
 	}
 	pgbins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	if len(pgbins) == 0 {
-		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
+		testneeds.Missing(t, "PostgreSQL server programs not installed (run .ci/setup)")
 	}
 	sort.Strings(pgbins)
 	pgbin := filepath.Dir(pgbins[len(pgbins)-1])

@@ -148,9 +148,6 @@ type pgParam struct {
 // by both, each rule alone. Nothing here lists today's names as the
 // thing tested: a release's new parameter is judged by the rules.
 func TestDeniedSettingsCoverPostgres(t *testing.T) {
-	if err := pgtest.Available(); err != nil {
-		t.Skip(err)
-	}
 	srv := pgtest.Start(t, pgtest.NoSync())
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, srv.URL("postgres"))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/benchrig/benchrig/internal/testneeds"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/remote"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
@@ -185,7 +186,7 @@ func TestConfigureTwiceWithNonstandardStrings(t *testing.T) {
 	srv := pgtest.Start(t, pgtest.NoSync())
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/psql")
 	if len(bins) == 0 {
-		t.Skip("no psql")
+		testneeds.Missing(t, "no psql (PostgreSQL's client; run .ci/setup)")
 	}
 	value := `x\'; ALTER SYSTEM SET work_mem = '77kB'; --`
 	quoted := strings.ReplaceAll(strings.ReplaceAll(value, `\`, `\\`), `"`, `\"`)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/testneeds"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
 
@@ -19,7 +20,7 @@ import (
 // harness must produce a setup a real ssh(1) accepts.
 func TestLabOpenSSH(t *testing.T) {
 	if _, err := exec.LookPath("ssh"); err != nil {
-		t.Skip("OpenSSH client (ssh) not installed")
+		testneeds.Missing(t, "OpenSSH client (ssh) not installed (run .ci/setup)")
 	}
 	l := sshtest.StartT(t, 3)
 	for i, tg := range l.Targets() {
@@ -49,7 +50,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // frozen machine that wakes up continues everything.
 func TestResumeContinuesWhatPauseStopped(t *testing.T) {
 	if _, err := exec.LookPath("ssh"); err != nil {
-		t.Skip("OpenSSH client (ssh) not installed")
+		testneeds.Missing(t, "OpenSSH client (ssh) not installed (run .ci/setup)")
 	}
 	l := sshtest.StartT(t, 1)
 	tg := l.Targets()[0]

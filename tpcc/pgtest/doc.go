@@ -14,5 +14,7 @@
 // t.TempDir, whose 0700 root-owned parent that user could not traverse.
 //
 // Available reports why a server cannot be started (no initdb found, no
-// unprivileged user); Start skips the test with that reason.
+// unprivileged user); Start skips the test with that reason, or fails it
+// under CI (CI=true), where a missing server is a broken set-up
+// (internal/testneeds).
 package pgtest

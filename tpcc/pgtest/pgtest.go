@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/internal/testneeds"
 )
 
 // Server is a running throwaway PostgreSQL. All methods are safe for
@@ -106,14 +108,21 @@ func Available() error {
 	return nil
 }
 
-// Start initialises and starts a server, skipping the test when PostgreSQL
-// is not installed. The server is stopped and its files removed by
-// t.Cleanup.
-func Start(t testing.TB, opts ...Option) *Server {
+// Require ends t when Start cannot run here (Available): it skips it, or
+// fails it under CI (testneeds.Missing).
+func Require(t testing.TB) {
 	t.Helper()
 	if err := Available(); err != nil {
-		t.Skip(err.Error())
+		testneeds.Missing(t, err.Error())
 	}
+}
+
+// Start initialises and starts a server, skipping the test when PostgreSQL
+// is not installed (failing it under CI: Require). The server is stopped
+// and its files removed by t.Cleanup.
+func Start(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	Require(t)
 	cfg := config{settings: map[string]string{}, user: unprivilegedUser()}
 	for _, o := range opts {
 		o(&cfg)

@@ -26,9 +26,6 @@ type Installer = func(ctx context.Context, db tpcc.Execer, d tpcc.Dialect) error
 // command layer runs tpcc/profile.Install.
 func LoadWarehousesWith(t testing.TB, install Installer, w, partitions int, opts ...pgtest.Option) (string, *pgtest.Server) {
 	t.Helper()
-	if err := pgtest.Available(); err != nil {
-		t.Skipf("no PostgreSQL: %v", err)
-	}
 	srv := pgtest.Start(t, opts...)
 	url := srv.NewDatabase(t)
 	ctx := context.Background()

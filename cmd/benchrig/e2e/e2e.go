@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -11,14 +12,17 @@ import (
 	"os/user"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/testneeds"
 	"github.com/benchrig/benchrig/orchestrator"
 	"github.com/benchrig/benchrig/orchestrator/report"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
@@ -70,6 +74,7 @@ type Env struct {
 	Logs     *bytes.Buffer
 	Proc     *exec.Cmd
 	procDone chan error
+	exited   chan struct{} // closed once the background benchrig was reaped
 }
 
 // PlanOpts change the e2e plan: the stages, and extra lines for the tpcc
@@ -105,7 +110,7 @@ func New(t *testing.T, duration string, opts ...PlanOpts) *Env {
 		t.Fatal(err)
 	}
 	e.Home = u.HomeDir
-	e.Prefix = fmt.Sprintf("benchrig-e2e-%d", time.Now().UnixNano()%1e9)
+	e.Prefix = NewPrefix("benchrig-e2e")
 	e.Port = FreePort(t, "127.0.0.2", "127.0.0.3", "127.0.0.4")
 	dir := t.TempDir()
 	cfg := filepath.Join(e.Lab.Dir(), "ssh_config")
@@ -156,14 +161,14 @@ preflight:
 }
 
 // NewBase skips the test under -short or without PostgreSQL's server
-// programs, and builds benchrig: an e2e without lab or plan yet.
+// programs (fails it under CI: internal/testneeds), and builds benchrig: an e2e without lab or plan yet.
 func NewBase(t *testing.T) *Env {
 	if testing.Short() {
 		t.Skip("end-to-end test (-short)")
 	}
 	pgbins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	if len(pgbins) == 0 {
-		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
+		testneeds.Missing(t, "PostgreSQL server programs not installed (run .ci/setup)")
 	}
 	sort.Strings(pgbins)
 	return &Env{T: t, Bin: Binary(t), PGBin: filepath.Dir(pgbins[len(pgbins)-1]), Logs: &bytes.Buffer{}}
@@ -179,6 +184,18 @@ func (e *Env) AsLoginUser(args ...string) *exec.Cmd {
 }
 
 func (e *Env) cleanup() {
+	// A test that failed while benchrig ran leaves it running: stop it,
+	// so that it neither outlives the test nor writes Logs while they are
+	// read below (a data race, which the race detector then blames on
+	// every test running at that moment).
+	if e.exited != nil {
+		select {
+		case <-e.exited:
+		default:
+			_ = e.Proc.Process.Kill()
+			<-e.exited
+		}
+	}
 	for i := 1; i <= 3; i++ {
 		data := filepath.Join(e.Home, e.Prefix, fmt.Sprintf("db%d", i), "pgdata")
 		_ = e.AsLoginUser(e.PGBin+"/pg_ctl", "-D", data, "-m", "immediate", "stop").Run()
@@ -199,8 +216,31 @@ func LastN(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// FreePort finds a TCP port free on every address.
+// prefixes counts NewPrefix's names: tests that run in parallel may ask
+// within one clock tick.
+var prefixes atomic.Int64
+
+// NewPrefix is a work directory name under the login user's home that no
+// other test (of this process, or of another run) uses: parallel tests'
+// hosts all live in that one home.
+func NewPrefix(base string) string {
+	return fmt.Sprintf("%s-%d-%d-%d", base, os.Getpid(), time.Now().UnixNano()%1e9, prefixes.Add(1))
+}
+
+// portsGiven are the ports FreePort handed out in this process: a port
+// is free when picked, but a server binds it only minutes later (the
+// start stage), so two tests running in parallel must not be given the
+// same one.
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
+
+// FreePort finds a TCP port free on every address, and not given to
+// another test of this process.
 func FreePort(t *testing.T, addrs ...string) int {
+	portsMu.Lock()
+	defer portsMu.Unlock()
 	for try := 0; try < 50; try++ {
 		l, err := net.Listen("tcp", addrs[0]+":0")
 		if err != nil {
@@ -208,7 +248,7 @@ func FreePort(t *testing.T, addrs ...string) int {
 		}
 		port := l.Addr().(*net.TCPAddr).Port
 		l.Close()
-		ok := true
+		ok := !portsGiven[port]
 		for _, a := range addrs[1:] {
 			l, err := net.Listen("tcp", net.JoinHostPort(a, strconv.Itoa(port)))
 			if err != nil {
@@ -218,6 +258,7 @@ func FreePort(t *testing.T, addrs ...string) int {
 			l.Close()
 		}
 		if ok {
+			portsGiven[port] = true
 			return port
 		}
 	}
@@ -233,13 +274,32 @@ func (e *Env) Start(args ...string) {
 	if err := e.Proc.Start(); err != nil {
 		e.T.Fatal(err)
 	}
-	e.procDone = make(chan error, 1)
-	go func() { e.procDone <- e.Proc.Wait() }()
+	proc, done, exited := e.Proc, make(chan error, 1), make(chan struct{})
+	e.procDone, e.exited = done, exited
+	go func() {
+		done <- proc.Wait()
+		close(exited)
+	}()
 }
 
-// Wait waits for the background benchrig and returns its exit code.
+// Stretch is a bound on a stage's progress as written for one lab on an
+// idle machine, made to hold when Parallel() labs share the CPU (and go
+// test runs other packages beside): bounds of a minute or more are
+// multiplied by Parallel()/2 (at least 1). Shorter bounds are what a
+// test checks (a dropped link noticed within seconds) and stay as they
+// are. Wait, WaitFor and KillInStage stretch their bounds themselves.
+func Stretch(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d
+	}
+	return d * time.Duration(max(1, Parallel()/2))
+}
+
+// Wait waits for the background benchrig and returns its exit code (at
+// most Stretch(timeout)).
 func (e *Env) Wait(timeout time.Duration) int {
 	e.T.Helper()
+	timeout = Stretch(timeout)
 	select {
 	case err := <-e.procDone:
 		if err == nil {
@@ -268,10 +328,11 @@ func (e *Env) RunDir() string {
 	return dirs[0]
 }
 
-// WaitFor polls the run state until cond holds.
+// WaitFor polls the run state until cond holds (at most
+// Stretch(timeout)).
 func (e *Env) WaitFor(what string, timeout time.Duration, cond func(*rundir.State) bool) *rundir.State {
 	e.T.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(Stretch(timeout))
 	for time.Now().Before(deadline) {
 		dirs, _ := filepath.Glob(filepath.Join(e.Runs, "e2e-*", "state.json"))
 		if len(dirs) == 1 {
@@ -402,7 +463,7 @@ func CountByStage(lines []string) map[string]int {
 func (e *Env) KillInStage(stage string, from int64, after time.Duration) int64 {
 	e.T.Helper()
 	prefix := []byte(stage + "\t")
-	deadline := time.Now().Add(5 * time.Minute)
+	deadline := time.Now().Add(Stretch(5 * time.Minute))
 	for {
 		if time.Now().After(deadline) {
 			e.T.Fatalf("no step of stage %s started", stage)
@@ -489,6 +550,14 @@ func ExitCodeOf(err error) int {
 	return -1
 }
 
+// Parallel is how many end-to-end tests of a package run at once (Main):
+// twice GOMAXPROCS, and at least 2. Each runs a lab of its own (five
+// sshd, three PostgreSQL servers, the orchestrator and its jobs), and
+// go test runs the e2e and e2e/faults packages side by side, so on
+// 2 cores 8 labs may run at once; more than that made the CPU-bound
+// phases (import, initdb) slower than the waits they overlap.
+func Parallel() int { return max(2, 2*runtime.GOMAXPROCS(0)) }
+
 // Lab host indexes of the e2e topology.
 const (
 	LabDB1, LabDB2, LabDB3, LabLoad1, LabLoad2 = 0, 1, 2, 3, 4
@@ -523,6 +592,21 @@ func (e *Env) RunningJobNamed(host, name string) {
 		}
 	}
 	e.T.Fatalf("no running job %s in %s", name, jobs)
+}
+
+// JobExited waits until a job whose name starts with name (its run's tag
+// follows) has its exit record on host: the job ended, whatever the
+// orchestrator could see of it. The test reads the host's files directly
+// (every lab host's work directory is on this machine).
+func (e *Env) JobExited(host, name string, timeout time.Duration) {
+	e.T.Helper()
+	jobs := filepath.Join(e.Home, e.Prefix, host, "jobs")
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if exits, _ := filepath.Glob(filepath.Join(jobs, name+".*.exit")); len(exits) > 0 {
+			return
+		}
+	}
+	e.T.Fatalf("no job %s ended in %s within %s", name, jobs, timeout)
 }
 
 // StandbyReplay pauses or resumes WAL replay on the standbys (db2, db3).
@@ -650,8 +734,17 @@ const (
 
 // Main runs a test package's tests (its TestMain) and then removes the
 // binary Binary built, which outlives every test and so no t.TempDir can
-// hold.
+// hold. Unless -test.parallel is given, it lets Parallel() tests run at
+// once: go test's default, GOMAXPROCS, suits tests that compute, and
+// these mostly wait (on the runs' fixed durations, ramps and start
+// leads, on jobs polled once a second, on keepalives and reconnects).
 func Main(m *testing.M) int {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(Parallel()))
+	}
 	code := m.Run()
 	if builtBin != "" {
 		os.RemoveAll(filepath.Dir(builtBin))

@@ -36,7 +36,7 @@ func newScaleE2E(t *testing.T, on *e2e.Env, stages, settings string) *e2e.Env {
 		t.Fatal(err)
 	}
 	e.Home = u.HomeDir
-	e.Prefix = fmt.Sprintf("benchrig-e2e-%d", time.Now().UnixNano()%1e9)
+	e.Prefix = e2e.NewPrefix("benchrig-e2e")
 	var addrs, names []string
 	for i := 1; i <= scaleNodes; i++ {
 		addrs = append(addrs, fmt.Sprintf("127.0.0.%d", i+1))
@@ -102,6 +102,7 @@ stages: [%s]
 // starts the primary alone, then the standbys in parallel, at most 8 at a
 // time; init waits until all 11 stream; teardown --wipe removes it all.
 func TestPostgresTwelveNodes(t *testing.T) {
+	t.Parallel()
 	bad := newScaleE2E(t, nil, "preflight, install, start, init", "settings:\n  cluster:\n    max_wal_senders: 10\n")
 	bad.Start("run", "--runs-dir", bad.Runs, bad.Plan)
 	if code := bad.Wait(3 * time.Minute); code != e2e.ExitCheck {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/cmd/benchrig/e2e"
+	"github.com/benchrig/benchrig/internal/testneeds"
 	"github.com/benchrig/benchrig/remote/sshtest"
 )
 
@@ -50,7 +51,7 @@ func newShareLab(t *testing.T, n, work int, bench string) *shareLab {
 	}
 	pgbins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
 	if len(pgbins) == 0 {
-		t.Skip("PostgreSQL server programs not installed (run .ci/setup)")
+		testneeds.Missing(t, "PostgreSQL server programs not installed (run .ci/setup)")
 	}
 	sort.Strings(pgbins)
 	s := &shareLab{t: t, bin: e2e.Binary(t), pgbin: filepath.Dir(pgbins[len(pgbins)-1]), runs: filepath.Join(t.TempDir(), "runs"), work: work, bench: bench}
@@ -163,6 +164,7 @@ func (s *shareLab) checkInstalled(prefix string) {
 // than one binary's size in all (the gzip stream once, and the commands);
 // every host has the binary; a second install sends almost nothing.
 func TestInstallSendsBinaryOnce(t *testing.T) {
+	t.Parallel()
 	n, work, bench := 7, 2, "tpcc"
 	if v := os.Getenv("BENCHRIG_SHARE_HOSTS"); v != "" {
 		// docs/measure/uplink.sh: the figure at the recipe's 86 hosts,
@@ -174,7 +176,7 @@ func TestInstallSendsBinaryOnce(t *testing.T) {
 		}
 	}
 	s := newShareLab(t, n, work, bench)
-	prefix := fmt.Sprintf("benchrig-share-%d", time.Now().UnixNano()%1e9)
+	prefix := e2e.NewPrefix("benchrig-share")
 	plan := s.plan(prefix)
 	size := fileSize(t, s.bin)
 	sent, out := s.install(plan)
@@ -201,6 +203,7 @@ func TestInstallSendsBinaryOnce(t *testing.T) {
 // mid-copy). The other hosts give up on it within the fetch's bound,
 // say so, and are sent the binary directly; the stage succeeds.
 func TestInstallPeerStalls(t *testing.T) {
+	t.Parallel()
 	s := newShareLab(t, 4, 2, "tpcc")
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.2", strconv.Itoa(s.port)))
 	if err != nil {
@@ -221,7 +224,7 @@ func TestInstallPeerStalls(t *testing.T) {
 			}()
 		}
 	}()
-	prefix := fmt.Sprintf("benchrig-stall-%d", time.Now().UnixNano()%1e9)
+	prefix := e2e.NewPrefix("benchrig-stall")
 	start := time.Now()
 	sent, out := s.install(s.plan(prefix))
 	took := time.Since(start)

@@ -145,9 +145,6 @@ func TestSerializableLocksRows(t *testing.T) {
 // statements are prepared by name once per connection (worker.prepare),
 // which a failure does not undo.
 func TestRetryKeepsPreparedStatements(t *testing.T) {
-	if err := pgtest.Available(); err != nil {
-		t.Skipf("no PostgreSQL: %v", err)
-	}
 	srv := pgtest.Start(t, pgtest.NoSync())
 	url := srv.NewDatabase(t)
 	ctx := context.Background()

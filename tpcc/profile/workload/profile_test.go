@@ -111,9 +111,6 @@ func TestWorkloadStatementsGolden(t *testing.T) {
 // again. Then it runs the profile's protocol against a forced conflict:
 // one retry, committed, counted.
 func TestWorkloadSavepointRetryOnPostgres(t *testing.T) {
-	if err := pgtest.Available(); err != nil {
-		t.Skipf("no PostgreSQL: %v", err)
-	}
 	srv := pgtest.Start(t, pgtest.NoSync())
 	url := srv.NewDatabase(t)
 	ctx := context.Background()

@@ -41,9 +41,6 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a warehouse into a real PostgreSQL")
 	}
-	if err := pgtest.Available(); err != nil {
-		t.Skipf("no PostgreSQL: %v", err)
-	}
 	dbURL, _ := tpcctest.LoadWarehouses(t, 1, 1, pgtest.NoSync())
 	ctx := context.Background()
 
@@ -161,9 +158,6 @@ func TestWarmGoesToEveryURLAtOnce(t *testing.T) {
 func TestPrepareInOneRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a warehouse into a real PostgreSQL")
-	}
-	if err := pgtest.Available(); err != nil {
-		t.Skipf("no PostgreSQL: %v", err)
 	}
 	dbURL, _ := tpcctest.LoadWarehouses(t, 1, 1, pgtest.NoSync())
 	ctx := context.Background()

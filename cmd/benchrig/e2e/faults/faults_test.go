@@ -33,6 +33,7 @@ import (
 // The run must end with exit 0 and a right merged result. Each fault's
 // redials are read from the run directory's output.log, stage by stage.
 func TestFaultsImportPartitionCollect(t *testing.T) {
+	t.Parallel()
 	e := e2e.New(t, "5s", e2e.PlanOpts{SSH: "  keepalive: 1s\n", Faults: true})
 	e.Start("run", "--runs-dir", e.Runs, "--start-lead", "1s", e.Plan)
 

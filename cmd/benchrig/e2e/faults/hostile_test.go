@@ -22,6 +22,7 @@ import (
 // written outside the run directory, and no host markup in the report.
 // Last, load2's honest files again: the run completes with exit 0.
 func TestHostileHosts(t *testing.T) {
+	t.Parallel()
 	e := e2e.New(t, "3s", e2e.PlanOpts{Stages: "install, start, init, configure, import, run, collect, merge"})
 	e.Start("run", "--runs-dir", e.Runs, "--start-lead", "1s", e.Plan)
 	if code := e.Wait(5 * time.Minute); code != 0 {
