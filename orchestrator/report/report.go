@@ -12,6 +12,7 @@ import (
 	"github.com/benchrig/benchrig/crud"
 	envelope "github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/orchestrator/plan"
+	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
 	"github.com/benchrig/benchrig/tpcc"
@@ -416,7 +417,7 @@ func (r *Report) readResult(runDir string, p *plan.Plan, st *rundir.State) {
 		if len(files) == 0 {
 			continue
 		}
-		got := r.readRound(runDir, rd.Label, w, hosts, files)
+		got := r.readRound(runDir, rd.Label, w, stages.MeasuredWindow(p), hosts, files)
 		if got == nil {
 			continue
 		}

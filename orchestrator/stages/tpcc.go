@@ -183,13 +183,20 @@ func (w tpccWorkload) Collect(st *Stage) {
 func (w tpccWorkload) Merge(st *Stage) {
 	p := w.c.p
 	for _, rd := range p.Rounds() {
-		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.ActiveWarehouses(p)), "--json", "results/" + result.MergedFile(rd.Label)}
+		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.ActiveWarehouses(p)), "--window", plan.FormatDuration(MeasuredWindow(p)), "--json", "results/" + result.MergedFile(rd.Label)}
 		for _, f := range w.roundFiles([]plan.Round{rd}, histogramsOnly) {
 			args = append(args, f.Local)
 		}
 		st.add(Step{Host: LocalHost, Kind: Local, What: strings.TrimSpace("merge histograms " + rd.Label),
 			Cmd: remote.Cmd{Args: args}})
 	}
+}
+
+// MeasuredWindow is a measured run's ramp and duration: the span its
+// ticks may cover (tpcc merge --window), and what its job may run past the
+// start before it is stopped (with MeasuredRunGrace).
+func MeasuredWindow(p *plan.Plan) time.Duration {
+	return p.TPCC.Ramp.Std() + p.TPCC.Duration.Std()
 }
 
 // tpccRun runs `benchrig tpcc run` on every workload host with its
