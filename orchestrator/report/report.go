@@ -12,9 +12,9 @@ import (
 	"github.com/benchrig/benchrig/crud"
 	envelope "github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/orchestrator/plan"
-	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
+	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/result"
 )
