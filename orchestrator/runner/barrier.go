@@ -115,7 +115,7 @@ func (r *Runner) runBarrier(ctx context.Context, st stages.Stage, b *barrier) er
 			if !joined {
 				continue
 			}
-			res, err := r.Exec.Run(ctx, h, remote.Cmd{Args: []string{"sh", "-c", readyScript, "sh", files[0]}, Quiet: true})
+			res, err := r.Exec.Run(ctx, h, remote.Cmd{Args: []string{"sh", "-c", readyScript, "sh", files[0]}, Quiet: true, Timeout: remote.AtOnce})
 			if err != nil {
 				continue // the host's own step re-attaches; ask again
 			}
@@ -146,7 +146,7 @@ func (r *Runner) runBarrier(ctx context.Context, st stages.Stage, b *barrier) er
 			continue
 		}
 		files, _, _ := b.state(h)
-		cmd := remote.Cmd{Args: []string{"sh", "-c", startScript, "sh", files[1], instant}, Quiet: true}
+		cmd := remote.Cmd{Args: []string{"sh", "-c", startScript, "sh", files[1], instant}, Quiet: true, Timeout: remote.AtOnce}
 		// Safe to repeat: a dropped connection is redialed within the
 		// reconnect budget, as a step's would be.
 		s := stages.Step{Host: h, Kind: stages.Exec, What: "write the start instant", Idempotent: true, Cmd: cmd}
