@@ -29,6 +29,14 @@ type barrier struct {
 	files map[string][2]string // host: ready file, start file
 	ended map[string]bool
 	err   chan error
+	start time.Time // the start instant, once chosen
+}
+
+// startInstant is the barrier's start instant, once chosen.
+func (b *barrier) startInstant() (time.Time, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.start, !b.start.IsZero()
 }
 
 func newBarrier(hosts []string) *barrier {
@@ -139,6 +147,9 @@ func (r *Runner) runBarrier(ctx context.Context, st stages.Stage, b *barrier) er
 		return nil
 	}
 	start := r.now().Add(r.StartLead).UTC()
+	b.mu.Lock()
+	b.start = start
+	b.mu.Unlock()
 	r.say(order[len(order)-1], barrierText(b.hosts, ready, start))
 	instant := start.Format(time.RFC3339Nano)
 	for _, h := range b.hosts {

@@ -199,6 +199,15 @@ func MeasuredWindow(p *plan.Plan) time.Duration {
 	return p.TPCC.Ramp.Std() + p.TPCC.Duration.Std()
 }
 
+// MeasuredRunGrace is how long a measured run may go on past its window
+// (from the common start instant) before it is stopped: writing its
+// histograms, result and ticks and closing its connections take seconds
+// (the last tick, the result's audit from counters already in memory);
+// 20 s and a tenth of the window leave room for a loaded host.
+func MeasuredRunGrace(window time.Duration) time.Duration {
+	return 20*time.Second + window/10
+}
+
 // tpccRun runs `benchrig tpcc run` on every workload host with its
 // partitions. allocate (the 100k recipe's long ramp with a 1ms duration)
 // and run differ in timing and in writing histograms.
@@ -294,6 +303,7 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 			s := workloadRunStep(p, h, strings.TrimSpace(what+" TPC-C (workload) "+rd.Label), name, histograms && len(p.Workload) > 1, out, args)
 			if histograms {
 				s.Window = plan.HistogramFile(p, i, rd)
+				s.MaxRun = MeasuredWindow(p) + MeasuredRunGrace(MeasuredWindow(p))
 			} else {
 				s.Shows += "\n-- " + allocationNotJudged
 			}
@@ -314,6 +324,7 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}}
 		if histograms {
 			s.Window = plan.HistogramFile(p, i, rd)
+			s.MaxRun = MeasuredWindow(p) + MeasuredRunGrace(MeasuredWindow(p))
 			if s.StartAt {
 				s.Ready, s.Shows = true, "-- "+readyBarrierNote
 			}
