@@ -199,6 +199,15 @@ func MeasuredWindow(p *plan.Plan) time.Duration {
 	return p.TPCC.Ramp.Std() + p.TPCC.Duration.Std()
 }
 
+// maxRunNote is what the dry-run shows of a measured run's bound: only a
+// run with a common start instant is watched.
+func maxRunNote(s Step) string {
+	if !s.StartAt {
+		return ""
+	}
+	return "\n-- stopped, and its host recorded incomplete, if still running " + plan.FormatDuration(s.MaxRun) + " after the start instant (ramp + duration + grace)"
+}
+
 // MeasuredRunGrace is how long a measured run may go on past its window
 // (from the common start instant) before it is stopped: writing its
 // histograms, result and ticks and closing its connections take seconds
@@ -304,6 +313,7 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 			if histograms {
 				s.Window = plan.HistogramFile(p, i, rd)
 				s.MaxRun = MeasuredWindow(p) + MeasuredRunGrace(MeasuredWindow(p))
+				s.Shows += maxRunNote(s)
 			} else {
 				s.Shows += "\n-- " + allocationNotJudged
 			}
@@ -326,7 +336,7 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 			s.Window = plan.HistogramFile(p, i, rd)
 			s.MaxRun = MeasuredWindow(p) + MeasuredRunGrace(MeasuredWindow(p))
 			if s.StartAt {
-				s.Ready, s.Shows = true, "-- "+readyBarrierNote
+				s.Ready, s.Shows = true, "-- "+readyBarrierNote+maxRunNote(s)
 			}
 		} else {
 			s.Shows = "-- " + allocationNotJudged
