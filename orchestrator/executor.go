@@ -27,14 +27,16 @@ type planExecutor struct {
 }
 
 // newPlanExecutor's hostOut gets the plan hosts' live output, localOut
-// this machine's (the merged result).
-func newPlanExecutor(p *plan.Plan, runDir string, hostOut, localOut io.Writer, o Options) (*planExecutor, func(), error) {
+// this machine's (the merged result); notices, if not nil (the screen when
+// hostOut is only output.log), the line saying a host's output was cut
+// (remote.LiveHead).
+func newPlanExecutor(p *plan.Plan, runDir string, hostOut, localOut, notices io.Writer, o Options) (*planExecutor, func(), error) {
 	targets, err := p.Targets("all")
 	if err != nil {
 		return nil, nil, err
 	}
 	cfg := p.RemoteConfig()
-	cfg.Output = hostOut
+	cfg.Output, cfg.Notices = hostOut, notices
 	if o.Connect.KnownHosts != "" {
 		cfg.KnownHostsFiles = []string{o.Connect.KnownHosts}
 	}

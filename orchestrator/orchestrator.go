@@ -191,11 +191,11 @@ func execute(ctx context.Context, runDir string, p *plan.Plan, list []stages.Sta
 	// observer). The hosts' live lines reach the screen with --verbose.
 	screen, logw := &syncWriter{w: o.Out}, &syncWriter{w: outLog}
 	both := io.MultiWriter(screen, logw)
-	hostOut := io.Writer(logw)
+	hostOut, notices := io.Writer(logw), io.Writer(screen)
 	if o.Verbose {
-		hostOut = both
+		hostOut, notices = both, nil
 	}
-	ex, closeEx, err := newPlanExecutor(p, runDir, hostOut, both, o)
+	ex, closeEx, err := newPlanExecutor(p, runDir, hostOut, both, notices, o)
 	if err != nil {
 		return err
 	}

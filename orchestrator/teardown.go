@@ -71,7 +71,7 @@ func Teardown(ctx context.Context, t *TeardownTarget, wipe bool, o Options) erro
 	if o.Verbose || t.RunDir == "" {
 		hostOut = screen
 	}
-	ex, closeEx, err := newPlanExecutor(p, t.RunDir, hostOut, screen, o)
+	ex, closeEx, err := newPlanExecutor(p, t.RunDir, hostOut, screen, nil, o)
 	if err != nil {
 		return err
 	}

@@ -47,6 +47,13 @@ func (c Cmd) live() bool { return !c.Quiet && len(c.Secrets) == 0 }
 // String is the command as it is shown and as it is sent: ShellJoin's line.
 func (c Cmd) String() string { return ShellJoin(c) }
 
+// AtOnce bounds a command that returns at once on a host that answers
+// (a clock read, a job's status, a file's first line): a round trip and a
+// fork. Ten seconds leaves room for a host under load; past it the host
+// is holding the call (a hostile or hung host), and the call fails as a
+// *TimeoutError instead of holding the run.
+const AtOnce = 10 * time.Second
+
 // Secret is a value that is needed to run a command but must never be
 // printed, logged or stored (a licence key, a password).
 type Secret interface {

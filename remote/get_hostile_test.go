@@ -72,3 +72,52 @@ func TestGetRefusesHostileFiles(t *testing.T) {
 		t.Error("a file of MaxBytes+1 was taken")
 	}
 }
+
+// TestGetFIFOSwappedIn: the host swaps a FIFO in for the file between
+// get's check and its open (the race a check before the open leaves);
+// the download still ends at once, refused, well within the transfer's
+// bound, and takes nothing.
+func TestGetFIFOSwappedIn(t *testing.T) {
+	l := sshtest.StartT(t, 1)
+	s := newSSH(t, l, nil)
+	dir := filepath.Join(l.HostDir(0), "hostile")
+	os.MkdirAll(dir, 0o755)
+	file := filepath.Join(dir, "result.json")
+	os.WriteFile(file, []byte("{}\n"), 0o644)
+	remote.SetAfterGetCheck(func(string) {
+		os.Remove(file)
+		if err := syscall.Mkfifo(file, 0o644); err != nil {
+			t.Error(err)
+		}
+	})
+	defer remote.SetAfterGetCheck(nil)
+	defer func() {
+		// Whatever still waits on the FIFO on the host's side (the SFTP
+		// server's open) is released: a writer opens and closes it.
+		if f, err := os.OpenFile(file, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	}()
+	local := filepath.Join(t.TempDir(), "f")
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Get(context.Background(), l.Name(0), remote.Transfer{Remote: file, Local: local, MaxBytes: 1 << 20, Timeout: 2 * time.Minute})
+	}()
+	select {
+	case err := <-done:
+		var re *remote.RefusedError
+		if !errors.As(err, &re) {
+			t.Errorf("get of a FIFO swapped in: %v, want a refusal", err)
+		}
+		t.Logf("refused in %v: %v", time.Since(start).Round(time.Millisecond), err)
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("get took %v", d)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the FIFO swapped in after the check holds the download (60 s)")
+	}
+	if _, err := os.Lstat(local); err == nil {
+		t.Error("a local file was written")
+	}
+}

@@ -178,7 +178,7 @@ func StartJob(ctx context.Context, r Runner, host, dir, name string, c Cmd) (Job
 	if c.Stdin != "" {
 		return j, fmt.Errorf("host %s: job %s: detached jobs take no stdin", host, name)
 	}
-	_, err := r.Run(ctx, host, Cmd{Args: []string{"sh", "-c", startJob, "sh", j.Dir, j.Name, ShellJoin(c)}, Quiet: true})
+	_, err := r.Run(ctx, host, Cmd{Args: []string{"sh", "-c", startJob, "sh", j.Dir, j.Name, ShellJoin(c)}, Quiet: true, Timeout: AtOnce})
 	if err != nil {
 		return j, fmt.Errorf("host %s: start job %s: %w", host, name, err)
 	}
@@ -190,7 +190,7 @@ func (j Job) Status(ctx context.Context, r Runner) (JobStatus, error) {
 	if err := j.check(); err != nil {
 		return JobStatus{}, err
 	}
-	res, err := r.Run(ctx, j.Host, Cmd{Args: []string{"sh", "-c", statusJob, "sh", j.Dir, j.Name}, Quiet: true})
+	res, err := r.Run(ctx, j.Host, Cmd{Args: []string{"sh", "-c", statusJob, "sh", j.Dir, j.Name}, Quiet: true, Timeout: AtOnce})
 	if err != nil {
 		return JobStatus{}, fmt.Errorf("host %s: status of job %s: %w", j.Host, j.Name, err)
 	}

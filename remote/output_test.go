@@ -106,3 +106,43 @@ func TestEachSummarized(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleBoundsAStream: a host printing 64 MiB of ordinary lines puts
+// at most LiveHead + LiveTail bytes (and their prefixes) on the console,
+// its first and last lines among them, with one line saying how much was
+// dropped, which the notices writer (the screen) gets once. Without the
+// bound all 64 MiB reached output.log.
+func TestConsoleBoundsAStream(t *testing.T) {
+	var out, screen bytes.Buffer
+	c := remote.NewConsole(&out, []string{"load2"})
+	remote.SetNotices(c, &screen)
+	w := c.Writer("load2")
+	line := []byte(strings.Repeat("x", 1023) + "\n")
+	w.Write([]byte("the first line\n"))
+	for i := 0; i < 64<<10; i++ {
+		w.Write(line)
+	}
+	w.Write([]byte("the last line\n"))
+	w.Close()
+	prefix := int64(len("load2 | "))
+	if max := int64(remote.LiveHead+remote.LiveTail) + (remote.LiveHead+remote.LiveTail)/1024*prefix + 4096; int64(out.Len()) > max {
+		t.Errorf("%d bytes reached the console, more than %d", out.Len(), max)
+	}
+	text := out.String()
+	for _, want := range []string{"load2 | the first line\n", "load2 | the last line\n", "of this output dropped here"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the console lacks %q", want)
+		}
+	}
+	if n := strings.Count(screen.String(), "dropped"); n != 1 {
+		t.Errorf("the screen got %d notices, want 1:\n%s", n, screen.String())
+	}
+	// A short stream is untouched.
+	out.Reset()
+	w = c.Writer("load2")
+	w.Write([]byte("a\nb\n"))
+	w.Close()
+	if out.String() != "load2 | a\nload2 | b\n" {
+		t.Errorf("a short stream: %q", out.String())
+	}
+}

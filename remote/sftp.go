@@ -13,10 +13,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/pkg/sftp"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/crypto/ssh"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/benchrig/benchrig/internal/localfile"
@@ -110,41 +113,79 @@ func (s *SSH) remoteSHA256(ctx context.Context, host, p string) (string, error) 
 // exec that hashes the file) and opens an SFTP channel, tuned for
 // throughput: concurrent writes (off by default in pkg/sftp; without
 // them uploads run at a third of OpenSSH's speed) and 64 requests in
-// flight. closeSFTP closes the channel (idempotent); release gives the
-// slots back.
-func (s *SSH) sftpClient(ctx context.Context, host string) (sc *sftp.Client, closeSFTP, release func(), err error) {
+// flight. closeSFTP closes the channel (idempotent); abort kills the
+// server and closes the channel without waiting (closeSFTP is then a
+// no-op); release gives the slots back.
+func (s *SSH) sftpClient(ctx context.Context, host string) (sc *sftp.Client, closeSFTP, abort, release func(), err error) {
 	e, err := s.endpoint(host)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	c, err := s.hostConn(e)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if err := c.sessions.Acquire(ctx, 2); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	release = func() { c.sessions.Release(2) }
 	cl, err := s.client(ctx, c)
 	if err != nil {
 		release()
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	sc, err = sftp.NewClient(cl,
-		sftp.UseConcurrentWrites(true),
-		sftp.UseConcurrentReads(true),
-		sftp.MaxConcurrentRequestsPerFile(64),
-	)
+	// The SFTP channel is a session of ours, not pkg/sftp's own: closing
+	// the client waits for the server's end of the channel, and a server
+	// blocked in open(2) on a FIFO never ends it; closing the session
+	// first makes sshd close the channel whatever its child does.
+	sess, err := cl.NewSession()
 	if err != nil {
 		release()
-		return nil, nil, nil, &TransportError{Host: host, Op: "sftp", Err: err}
+		return nil, nil, nil, nil, &TransportError{Host: host, Op: "sftp", Err: err}
 	}
-	// Closing the client ends a transfer blocked on a dead peer when ctx
-	// ends; pkg/sftp has no context support of its own.
-	stop := context.AfterFunc(ctx, func() { sc.Close() })
+	pw, err := sess.StdinPipe()
+	var pr io.Reader
+	if err == nil {
+		pr, err = sess.StdoutPipe()
+	}
+	if err == nil {
+		err = sess.RequestSubsystem("sftp")
+	}
+	if err == nil {
+		sc, err = sftp.NewClientPipe(pr, pw,
+			sftp.UseConcurrentWrites(true),
+			sftp.UseConcurrentReads(true),
+			sftp.MaxConcurrentRequestsPerFile(64),
+		)
+	}
+	if err != nil {
+		sess.Close()
+		release()
+		return nil, nil, nil, nil, &TransportError{Host: host, Op: "sftp", Err: err}
+	}
+	// When ctx ends, a transfer blocked on a dead peer or on a server
+	// blocked in an open is aborted (pkg/sftp has no context support of
+	// its own): the server is killed (sshd keeps a session's channel
+	// open while its child lives, so closing alone would wait for it),
+	// and the channel closed in the background; closeSFTP then returns
+	// at once.
 	var once sync.Once
-	closeSFTP = func() { once.Do(func() { stop(); sc.Close() }) }
-	return sc, closeSFTP, release, nil
+	var aborted atomic.Bool
+	var stop func() bool
+	closeAll := func() { once.Do(func() { stop(); sess.Close(); sc.Close() }) }
+	closeSFTP = func() {
+		if !aborted.Load() {
+			closeAll()
+		}
+	}
+	abort = func() {
+		if aborted.CompareAndSwap(false, true) {
+			_ = sess.Signal(ssh.SIGKILL)
+			go closeAll()
+		}
+	}
+	stop = context.AfterFunc(ctx, abort)
+	return sc, closeSFTP, abort, release, nil
 }
 
 // sftpErr classifies an SFTP failure: a status the server sent
@@ -242,7 +283,7 @@ func (s *SSH) Put(ctx context.Context, host string, t Transfer) error {
 		}
 	}
 
-	sc, closeSFTP, release, err := s.sftpClient(ctx, host)
+	sc, closeSFTP, _, release, err := s.sftpClient(ctx, host)
 	if err != nil {
 		return err
 	}
@@ -358,7 +399,7 @@ func refuseKind(m fs.FileMode) string {
 
 func (s *SSH) get(ctx context.Context, host string, t Transfer) error {
 	op := "get " + t.String()
-	sc, closeSFTP, release, err := s.sftpClient(ctx, host)
+	sc, closeSFTP, abort, release, err := s.sftpClient(ctx, host)
 	if err != nil {
 		return err
 	}
@@ -377,9 +418,38 @@ func (s *SSH) get(ctx context.Context, host string, t Transfer) error {
 	if t.MaxBytes > 0 && lst.Size() > t.MaxBytes {
 		return refuse(fmt.Sprintf("%d bytes, more than the %d this file may have", lst.Size(), t.MaxBytes))
 	}
-	rf, err := sc.Open(t.Remote)
-	if err != nil {
-		return sftpErr(ctx, host, op, err)
+	if afterGetCheck != nil {
+		afterGetCheck(t.Remote)
+	}
+	// The open itself may block: a FIFO swapped in after the check holds
+	// the server's open(2) until a writer comes (SFTP has no O_NONBLOCK).
+	// An open of a regular file returns at once, so it gets its own short
+	// bound; past it the channel is closed and the file refused. What was
+	// opened is checked again below (fstat on the handle).
+	type opened struct {
+		f   *sftp.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := sc.Open(t.Remote)
+		ch <- opened{f, err}
+	}()
+	var rf *sftp.File
+	timer := time.NewTimer(getOpenTimeout)
+	select {
+	case o := <-ch:
+		timer.Stop()
+		if o.err != nil {
+			return sftpErr(ctx, host, op, o.err)
+		}
+		rf = o.f
+	case <-timer.C:
+		abort()
+		return refuse(fmt.Sprintf("its open did not return within %v (not a regular file when opened: a FIFO?)", getOpenTimeout))
+	case <-ctx.Done():
+		abort()
+		return sftpErr(ctx, host, op, ctx.Err())
 	}
 	defer rf.Close()
 	rst, err := rf.Stat()
@@ -464,6 +534,16 @@ func (s *SSH) get(ctx context.Context, host string, t Transfer) error {
 }
 
 var errTooLarge = errors.New("too large")
+
+// getOpenTimeout bounds get's open of a remote file: a round trip on an
+// established channel, which a regular file answers at once; ten seconds
+// leaves room for a host under load (the connect timeout, 20 s, bounds a
+// whole handshake).
+const getOpenTimeout = 10 * time.Second
+
+// afterGetCheck, when set (tests), runs between get's check of the remote
+// file and its open: where a host would swap another file in.
+var afterGetCheck func(remote string)
 
 // boundedWriter fails a write past its byte budget.
 type boundedWriter struct {

@@ -44,6 +44,9 @@ type SSHConfig struct {
 	// Output receives live output, one host-prefixed line at a time.
 	// Nil discards it (Result still captures it).
 	Output io.Writer
+	// Notices, if set, also gets the line saying a host's stream was cut
+	// (LiveHead): the screen, where Output is only a log.
+	Notices io.Writer
 	// KnownHostsFiles are consulted for host keys; accept-new appends to
 	// the first. Default: ~/.ssh/known_hosts.
 	KnownHostsFiles []string
@@ -244,6 +247,7 @@ func NewSSH(targets []Target, cfg SSHConfig) (*SSH, error) {
 		s.names = append(s.names, e.name)
 	}
 	s.console = NewConsole(cfg.Output, s.names)
+	s.console.notices = cfg.Notices
 	if sc.warning != "" {
 		a.mu.Lock()
 		a.warnings = append([]string{sc.warning}, a.warnings...)

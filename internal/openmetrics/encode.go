@@ -3,6 +3,7 @@ package openmetrics
 import (
 	"bufio"
 	"fmt"
+	"github.com/benchrig/benchrig/internal/termsafe"
 	"io"
 	"math"
 	"strconv"
@@ -61,8 +62,12 @@ func Write(w io.Writer, fams []Family) error {
 
 // escape escapes a label value or HELP text: backslash, double quote and
 // line feed, the three characters the format gives a meaning to there.
+// A value may quote a host (a database version), and the exposition is
+// read on terminals too (benchrig export): the characters a terminal acts
+// on are made visible first (termsafe.String's \x1b, whose backslash the
+// format's escaping then doubles), so none reaches a reader raw.
 func escape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(termsafe.String(s))
 }
 
 // FormatValue writes a sample value as the format spells floats

@@ -49,6 +49,26 @@ func TestWriteEscapes(t *testing.T) {
 	}
 }
 
+// A database version a host returned at install (as pg_ctl --version
+// answers) reaches export as text: no ESC, BEL or bidi override in the
+// exposition, which still parses. Without termsafe in the encoder's
+// escape the ESC sequences came out raw.
+func TestWriteHostVersionIsText(t *testing.T) {
+	r, _ := compare.Load("../compare/testdata/single")
+	r.Report.Database = "pg_ctl (PostgreSQL) 16.4\x1b]8;;http://x\a\x1b[2J\u202e<img src=x>"
+	var buf bytes.Buffer
+	if err := Write(&buf, r.Report, "single"); err != nil {
+		t.Fatal(err)
+	}
+	check(t, buf.String())
+	if strings.ContainsAny(buf.String(), "\x1b\a\u202e") {
+		t.Errorf("export carries the host's control characters raw:\n%q", buf.String())
+	}
+	if !strings.Contains(buf.String(), `database_version="pg_ctl (PostgreSQL) 16.4\\x1b]8;;http://x\\a\\x1b[2J\\u202e<img src=x>"`) {
+		t.Errorf("the version is not shown as text:\n%s", buf.String())
+	}
+}
+
 func TestWriteEmptyOperation(t *testing.T) {
 	r, _ := compare.Load("../compare/testdata/single")
 	r.Report.Result.Ops[4].Count = 0

@@ -328,7 +328,7 @@ func writeHosts(b *strings.Builder, hosts []HostRun) {
 	profiles := map[string]bool{}
 	for _, h := range hosts {
 		if h.Profile != "" {
-			profiles[h.Profile] = true
+			profiles[Escape(h.Profile)] = true // a host's own claim
 		}
 	}
 	if len(profiles) > 0 {
@@ -357,18 +357,22 @@ func writeHosts(b *strings.Builder, hosts []HostRun) {
 }
 
 // Escape returns s as Markdown inline text that reads as s and does
-// nothing else: the one way a value from the plan, the hosts or a run's
-// files enters report.md. Every character Markdown or HTML gives a meaning
-// inline (` * [ ] { } & | ~ ! # \, _ except inside a word, < before a
-// letter or / ! ?, > at the start) is
-// backslash-escaped, so no value
-// opens a code span, emphasis, a link, raw HTML, an entity or a new
-// table cell; the ':' of "://" and "mailto:" and the '.' of "www." are
-// escaped so that no URL becomes a link;
-// a leading list marker (- + : 1. 1)) is escaped; line breaks and tabs
-// become spaces (a value stays on its line, in its list item or cell),
-// and control and invisible formatting characters (bidi overrides,
-// zero-width spaces) become U+FFFD, shown rather than acted on.
+// nothing else, in every common renderer (CommonMark and GFM, blackfriday,
+// Python-Markdown): the one way a value from the plan, the hosts or a
+// run's files enters report.md. '&', '<' and '>' become HTML entities
+// (&amp; &lt; &gt;), never a backslash: CommonMark honours "\<" but
+// Python-Markdown does not, and renders the tag it opens. So do '|' and
+// the ':' of "://", "mailto:" or a definition (&vert; &colon;), which
+// Python-Markdown would show with a backslash. The other characters
+// Markdown gives a meaning inline (` * [ ] { } ! # ~ \, _ except inside a
+// word) are backslash-escaped, an escape every one of those renderers
+// honours, so no value opens a code span, emphasis, a link, raw HTML, an
+// entity or a new table cell; the '.' of "www." is escaped so that no
+// address becomes a link; a leading list marker (- + : 1. 1)) is escaped;
+// line breaks and tabs become spaces (a value stays on its line, in its
+// list item or cell), and control and invisible formatting characters
+// (bidi overrides, zero-width spaces) become U+FFFD, shown rather than
+// acted on.
 func Escape(s string) string {
 	s = strings.TrimLeft(s, " \t\r\n")
 	var b strings.Builder
@@ -381,27 +385,32 @@ func Escape(s string) string {
 		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"), unicode.IsControl(r), unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
 			r = '\uFFFD'
 		}
+		ent, ok := entities[r]
+		if r == ':' && !(i == 0 || strings.HasPrefix(s[i:], "://") || hasSuffixFold(s[:i], "mailto")) {
+			// Only a URL's or address's ':' (no autolink) and a
+			// definition's leading one.
+			ok = false
+		}
+		if ok {
+			b.WriteString(ent)
+			prev = r
+			continue
+		}
 		switch {
-		case strings.ContainsRune("\\`*[]{}&|~!#", r):
-			b.WriteByte('\\')
-		case r == '<' && i+1 < len(s) && (isWord(rune(s[i+1])) || strings.IndexByte("/!?", s[i+1]) >= 0),
-			r == '>' && i == 0:
-			// What could open an HTML tag, comment or declaration; '>'
-			// only quotes at the start of a line. "0 < 1", "<= 5" stay.
+		case strings.ContainsRune("\\`*[]{}!#~", r):
 			b.WriteByte('\\')
 		case r == '_' && !(isWord(prev) && i+1 < len(s) && isWord(rune(s[i+1]))):
 			// Inside a word (pg_ctl) '_' never starts emphasis
 			// (CommonMark, GFM, blackfriday); elsewhere it may.
 			b.WriteByte('\\')
-		case r == ':' && (strings.HasPrefix(s[i:], "://") || hasSuffixFold(s[:i], "mailto")),
-			r == '.' && hasSuffixFold(s[:i], "www"):
-			// No URL or address becomes a link (blackfriday's and GFM's
-			// autolinks).
+		case r == '.' && hasSuffixFold(s[:i], "www"):
+			// No address becomes a link (blackfriday's and GFM's
+			// autolinks; the ':' of a URL is an entity).
 			b.WriteByte('\\')
 		case i == 0 && r == '-',
-			(i == 0 && (r == '+' || r == ':') || (r == '.' || r == ')') && isDigits(s[:i])) && (i+1 == len(s) || strings.IndexByte(" \t\r\n", s[i+1]) >= 0):
+			(i == 0 && r == '+' || (r == '.' || r == ')') && isDigits(s[:i])) && (i+1 == len(s) || strings.IndexByte(" \t\r\n", s[i+1]) >= 0):
 			// "- x", "+ x", "1. x" and "1) x" starting a line are list
-			// items, ": x" a definition; "--" after a list's "- " a rule.
+			// items; "--" after a list's "- " a rule.
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
@@ -410,6 +419,13 @@ func Escape(s string) string {
 	// Two trailing spaces before a line's end are a hard line break.
 	return strings.TrimRight(b.String(), " ")
 }
+
+// entities are the characters Escape writes as HTML character references:
+// those that open markup Python-Markdown has no backslash escape for (a
+// tag, an entity, an autolink's "://" or "mailto:") and '|' (a GFM table
+// cell), whose backslash it would show. Named references only:
+// blackfriday passes numeric ones on escaped.
+var entities = map[rune]string{'&': "&amp;", '<': "&lt;", '>': "&gt;", '|': "&vert;", ':': "&colon;"}
 
 // isWord says whether r is an ASCII letter or digit.
 func isWord(r rune) bool {

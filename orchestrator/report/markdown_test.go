@@ -2,6 +2,7 @@ package report
 
 import (
 	"html"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/benchrig/benchrig/crud"
 	goldenfile "github.com/benchrig/benchrig/internal/golden"
+	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/tpcc/result"
 )
 
@@ -36,7 +38,7 @@ func hostileReport(v string, withCRUD bool) *Report {
 		Stages: []StageTiming{{Name: v, Status: v, Seconds: 1, Hosts: 1}},
 		Result: &Result{Warehouses: 1, Elapsed: 60, TpmC: 10, Efficiency: 50, Judged: true, Failures: []string{v},
 			Ops: []Op{{Name: v, Count: 1}}, Files: []string{v},
-			Hosts: []HostRun{{Host: v, File: v, Failures: []string{v}}, {Host: v, Error: v}}},
+			Hosts: []HostRun{{Host: v, File: v, Failures: []string{v}, Profile: v}, {Host: v, Error: v}}},
 		Audit:       []HostAudit{{Host: v, Checks: []result.AuditCheck{{ID: v, Verdict: v, Observed: &f, Min: &f, Unit: v, Detail: v}}}},
 		StartSkew:   &Skew{PerHost: map[string]float64{v: 1}, Spread: 1},
 		Clock:       []ClockOffset{{Host: v}},
@@ -46,6 +48,7 @@ func hostileReport(v string, withCRUD bool) *Report {
 		Disks:       []Disk{{Host: v, Path: v, Status: "measured"}, {Host: v, Path: v, Status: v}},
 		HostMetrics: []HostMetric{{Round: v, Host: v, Role: v, File: v}},
 		Warnings:    []string{v},
+		Published:   &Published{PublishedView: plan.PublishedView{Page: v, Release: v, Note: v, TpmC: 1}, Run: &PublishedRun{Of: v, TpmC: 1}},
 	}
 	if withCRUD {
 		r.CRUD = []CRUDRow{{Host: v, Columns: []crud.Column{{Name: v, Key: v, Value: 1}}}}
@@ -128,9 +131,15 @@ func FuzzEscape(f *testing.F) {
 		}
 		for i := 0; i < len(e); i++ {
 			switch e[i] {
-			case '`', '|', '<':
-				if !escaped(e, i) && (e[i] != '<' || i+1 < len(e) && (isWord(rune(e[i+1])) || strings.IndexByte("/!?", e[i+1]) >= 0)) {
+			case '`', '~':
+				if !escaped(e, i) {
 					t.Fatalf("Escape(%q) = %q: unescaped %c at %d", s, e, e[i], i)
+				}
+			case '|', '<', '>':
+				t.Fatalf("Escape(%q) = %q: %c at %d (an entity in every renderer)", s, e, e[i], i)
+			case '&':
+				if !slices.ContainsFunc(slices.Collect(maps.Values(entities)), func(ent string) bool { return strings.HasPrefix(e[i:], ent) }) {
+					t.Fatalf("Escape(%q) = %q: '&' at %d opens no entity of Escape's", s, e, i)
 				}
 			}
 		}

@@ -58,7 +58,7 @@ func TestReportPublished(t *testing.T) {
 		"| efficiency (workload's efc, 12.86 tpmC per warehouse) | 699.84 % | 94.6 % |",
 		"| newOrder p95 |",
 		"| all transactions (workload's final line) p90 | - | 54.5 ms |",
-		`a 300 s run \| not a table cell`,
+		`a 300 s run &vert; not a table cell`,
 	} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, got)

@@ -14,6 +14,7 @@ import (
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/orchestrator/rundir"
+	"github.com/benchrig/benchrig/orchestrator/stages"
 	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/result"
 )
@@ -366,7 +367,7 @@ func Build(runDir string, p *plan.Plan, st *rundir.State, version string) (*Repo
 		r.Stages = append(r.Stages, t)
 	}
 	if len(p.Nodes) > 0 {
-		r.Database = firstOutputLine(filepath.Join(runDir, "logs", "install", p.Nodes[0].Name+".log"), "check PostgreSQL programs", "")
+		r.Database = VersionLine(firstOutputLine(filepath.Join(runDir, "logs", "install", p.Nodes[0].Name+".log"), "check PostgreSQL programs", ""))
 	}
 	if p.Benchmark == "crud" {
 		r.readCRUD(runDir, p)
@@ -416,7 +417,7 @@ func (r *Report) readResult(runDir string, p *plan.Plan, st *rundir.State) {
 		if len(files) == 0 {
 			continue
 		}
-		got := r.readRound(runDir, rd.Label, w, hosts, files)
+		got := r.readRound(runDir, rd.Label, w, stages.MeasuredWindow(p), hosts, files)
 		if got == nil {
 			continue
 		}
@@ -509,6 +510,30 @@ const minJudgedNewOrders = 1000
 
 // ClockFile is where the run keeps its clock probe results.
 const ClockFile = probe.ClockFile
+
+// maxVersionLine bounds a version line a host returned ("pg_ctl
+// (PostgreSQL) 16.4 (Debian 16.4-1.pgdg120+2)" is 45 bytes).
+const maxVersionLine = 120
+
+// VersionLine is a version a host returned (pg_ctl --version's line),
+// taken as data: kept only if it is a version line (at most
+// maxVersionLine bytes of letters, digits, spaces and . _ ( ) + - ~ : , /),
+// else named as not one. Every format then shows it as it is.
+func VersionLine(s string) string {
+	if s == "" {
+		return ""
+	}
+	ok := len(s) <= maxVersionLine
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(" ._()+-~:,/", c)) {
+			ok = false
+		}
+	}
+	if !ok {
+		return fmt.Sprintf("not a version line (%d bytes)", len(s))
+	}
+	return s
+}
 
 // firstOutputLine returns the first output line after the log header of
 // the step named what.

@@ -393,3 +393,22 @@ func TestClientBoundWarning(t *testing.T) {
 		checkReportSchema(t, data)
 	}
 }
+
+// TestVersionLine: a host's version line is kept when it is one, and
+// named as not one when it carries anything else (escape sequences,
+// markup, a long line). Without VersionLine, report.json and export
+// carried pg_ctl's answer raw.
+func TestVersionLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "",
+		"pg_ctl (PostgreSQL) 16.4 (Debian 16.4-1.pgdg120+2)": "pg_ctl (PostgreSQL) 16.4 (Debian 16.4-1.pgdg120+2)",
+		"pg_ctl (PostgreSQL) 16\x1b[2J":                      "not a version line (26 bytes)",
+		"16 <img src=x onerror=alert(1)>":                    "not a version line (31 bytes)",
+		strings.Repeat("1", 121):                             "not a version line (121 bytes)",
+		"16\u202e4.61":                                       "not a version line (9 bytes)",
+	} {
+		if got := VersionLine(in); got != want {
+			t.Errorf("VersionLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -45,14 +45,14 @@ type hostRun struct {
 // and reads each host's run result next to its histogram file.
 //
 // fidelity:v20.1/D26
-func (r *Report) readRound(runDir, label string, w int, hosts, files []string) *round {
+func (r *Report) readRound(runDir, label string, w int, window time.Duration, hosts, files []string) *round {
 	merged, err := readMerged(runDir, label, w, files)
 	if err != nil {
 		abs := make([]string, len(files))
 		for i, f := range files {
 			abs[i] = filepath.Join(runDir, f)
 		}
-		merged, _, err = result.MergeFiles(w, abs...)
+		merged, _, err = result.MergeFilesWithin(w, window, abs...)
 		if err != nil {
 			r.Problems = append(r.Problems, err.Error())
 			return nil

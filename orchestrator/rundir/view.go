@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"fmt"
+	"github.com/benchrig/benchrig/internal/termsafe"
 	"io"
 	"sort"
 	"strings"
@@ -76,8 +77,8 @@ func NewView(runDir string) (*View, error) {
 			if h.Status == Done {
 				sv.HostsDone++
 			}
-			sv.Hosts = append(sv.Hosts, HostView{Host: h.Host, Status: h.Status, Steps: h.Steps, Done: h.Done,
-				Started: h.Started, Finished: h.Finished, Current: h.Current, Error: h.Error, Unreachable: h.Unreachable, Died: h.Died})
+			sv.Hosts = append(sv.Hosts, neutral(HostView{Host: h.Host, Status: h.Status, Steps: h.Steps, Done: h.Done,
+				Started: h.Started, Finished: h.Finished, Current: h.Current, Error: h.Error, Unreachable: h.Unreachable, Died: h.Died}))
 		}
 		switch s.Status {
 		case Failed:
@@ -96,10 +97,34 @@ func NewView(runDir string) (*View, error) {
 			v.Current = s.Name
 		}
 	}
-	if l, err := ReadLive(runDir); err == nil {
+	if l, err := ReadLive(runDir); err == nil && l != nil {
+		for i := range l.Hosts {
+			l.Hosts[i].Error = termsafe.String(l.Hosts[i].Error)
+		}
 		v.Live = l
 	}
 	return v, nil
+}
+
+// neutral is h with every string that may quote a host (an error with its
+// stderr, a death's reason, an outage's error) made terminal-safe as the
+// console and the watch make them (termsafe.String): a program that
+// prints `status --json`'s strings (jq -r) shows a host's escape
+// sequences and bidi overrides as text. Markup is left to JSON's own
+// escaping (<, > and & as \u003c, \u003e, \u0026) and to the consumer.
+func neutral(h HostView) HostView {
+	h.Current, h.Error = termsafe.String(h.Current), termsafe.String(h.Error)
+	if h.Unreachable != nil {
+		o := *h.Unreachable
+		o.Error = termsafe.String(o.Error)
+		h.Unreachable = &o
+	}
+	if h.Died != nil {
+		d := *h.Died
+		d.Step, d.Job, d.Window, d.Reason = termsafe.String(d.Step), termsafe.String(d.Job), termsafe.String(d.Window), termsafe.String(d.Reason)
+		h.Died = &d
+	}
+	return h
 }
 
 // Over says the run will not change any more: no process drives it.

@@ -133,3 +133,59 @@ func TestViewNamesADiedHost(t *testing.T) {
 		t.Errorf("status JSON does not match docs/schema/status.v1.json:\n%s\n%s", strings.Join(errs, "\n"), data)
 	}
 }
+
+// TestViewNeutralisesHostStrings: a host's error (its stderr), outage
+// error, death reason and live error carry escape sequences, bidi
+// overrides and markup; `status --json` decoded and printed shows them as
+// text (no ESC, no U+202E), and its raw bytes hold no '<' either. Without
+// neutral the decoded strings held the ESC and the override whole.
+func TestViewNeutralisesHostStrings(t *testing.T) {
+	dir := midRun(t)
+	st, err := ReadState(filepath.Join(dir, StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := "\x1b]52;c;cHduZWQ=\a\x1b[2J\u202etxt.exe <img src=x onerror=alert(1)>"
+	h := &st.Stages[1].Hosts[0]
+	h.Error = hostile
+	h.Unreachable = &Outage{Error: hostile}
+	h.Died = &Died{Reason: hostile, Step: hostile}
+	if err := st.Save(); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := ReadLive(dir)
+	l.Hosts[0].Error = hostile
+	if err := WriteLive(dir, l); err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewView(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "<") {
+		t.Errorf("status JSON holds a raw '<': %s", data)
+	}
+	var back struct {
+		Stages []struct {
+			Hosts []struct {
+				Error       string
+				Unreachable struct{ Error string }
+				Died        struct{ Reason, Step string }
+			}
+		}
+		Live struct{ Hosts []struct{ Error string } }
+	}
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	hv := back.Stages[1].Hosts[0]
+	for _, s := range []string{hv.Error, hv.Unreachable.Error, hv.Died.Reason, hv.Died.Step, back.Live.Hosts[0].Error} {
+		if strings.ContainsAny(s, "\x1b\a\u202e") || !strings.Contains(s, `\x1b`) {
+			t.Errorf("a host string reaches status --json's reader raw: %q", s)
+		}
+	}
+}

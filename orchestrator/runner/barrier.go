@@ -29,6 +29,14 @@ type barrier struct {
 	files map[string][2]string // host: ready file, start file
 	ended map[string]bool
 	err   chan error
+	start time.Time // the start instant, once chosen
+}
+
+// startInstant is the barrier's start instant, once chosen.
+func (b *barrier) startInstant() (time.Time, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.start, !b.start.IsZero()
 }
 
 func newBarrier(hosts []string) *barrier {
@@ -115,7 +123,7 @@ func (r *Runner) runBarrier(ctx context.Context, st stages.Stage, b *barrier) er
 			if !joined {
 				continue
 			}
-			res, err := r.Exec.Run(ctx, h, remote.Cmd{Args: []string{"sh", "-c", readyScript, "sh", files[0]}, Quiet: true})
+			res, err := r.Exec.Run(ctx, h, remote.Cmd{Args: []string{"sh", "-c", readyScript, "sh", files[0]}, Quiet: true, Timeout: remote.AtOnce})
 			if err != nil {
 				continue // the host's own step re-attaches; ask again
 			}
@@ -139,6 +147,9 @@ func (r *Runner) runBarrier(ctx context.Context, st stages.Stage, b *barrier) er
 		return nil
 	}
 	start := r.now().Add(r.StartLead).UTC()
+	b.mu.Lock()
+	b.start = start
+	b.mu.Unlock()
 	r.say(order[len(order)-1], barrierText(b.hosts, ready, start))
 	instant := start.Format(time.RFC3339Nano)
 	for _, h := range b.hosts {
@@ -146,7 +157,7 @@ func (r *Runner) runBarrier(ctx context.Context, st stages.Stage, b *barrier) er
 			continue
 		}
 		files, _, _ := b.state(h)
-		cmd := remote.Cmd{Args: []string{"sh", "-c", startScript, "sh", files[1], instant}, Quiet: true}
+		cmd := remote.Cmd{Args: []string{"sh", "-c", startScript, "sh", files[1], instant}, Quiet: true, Timeout: remote.AtOnce}
 		// Safe to repeat: a dropped connection is redialed within the
 		// reconnect budget, as a step's would be.
 		s := stages.Step{Host: h, Kind: stages.Exec, What: "write the start instant", Idempotent: true, Cmd: cmd}

@@ -171,20 +171,34 @@ func (r *Runner) driveJob(ctx context.Context, j remote.Job, s stages.Step, d *j
 		}
 	}
 	d.started = true
-	// Follow streams the job's log until the process ends; a broken
-	// connection ends it early with a TransportError, and the re-attach
-	// goes on from the line it reached.
-	d.from, err = j.FollowFrom(ctx, r.Exec, d.from)
-	if err != nil {
-		return st, err
-	}
 	poll := r.JobPoll
 	if poll <= 0 {
 		poll = time.Second
 	}
-	st, err = j.Wait(ctx, r.Exec, poll)
+	// A measured run past its known end (MaxRun from the common start)
+	// is stopped: following and waiting end, the job is killed, and its
+	// host is recorded as a death.
+	wctx, stopWatch := r.watchRun(ctx, s, poll)
+	defer stopWatch()
+	ranPast := func(err error) (remote.JobStatus, error) {
+		if !errors.Is(context.Cause(wctx), errRanPast) || ctx.Err() != nil {
+			return st, err
+		}
+		if serr := j.Stop(ctx, r.Exec, jobStopGrace); serr != nil {
+			return st, fmt.Errorf("job %s ran past its end (%s after the start); stopping it: %w", j.Name, plan.FormatDuration(s.MaxRun), serr)
+		}
+		return st, &diedError{job: j.Name, reason: fmt.Sprintf("ran past its end (ramp, duration and grace: %s after the start) and was stopped", plan.FormatDuration(s.MaxRun))}
+	}
+	// Follow streams the job's log until the process ends; a broken
+	// connection ends it early with a TransportError, and the re-attach
+	// goes on from the line it reached.
+	d.from, err = j.FollowFrom(wctx, r.Exec, d.from)
 	if err != nil {
-		return st, err
+		return ranPast(err)
+	}
+	st, err = j.Wait(wctx, r.Exec, poll)
+	if err != nil {
+		return ranPast(err)
 	}
 	if s.Window != "" && deathOf(st) != "" {
 		return st, &diedError{job: j.Name, reason: deathOf(st)}
@@ -193,6 +207,46 @@ func (r *Runner) driveJob(ctx context.Context, j remote.Job, s stages.Step, d *j
 		return st, fmt.Errorf("job %s ended without an exit status (%s)", j.Name, st.State)
 	}
 	return st, nil
+}
+
+// errRanPast ends a measured run's wait once it is past its MaxRun.
+var errRanPast = errors.New("ran past its end")
+
+// startKey carries, in a step's context, how to read its common start
+// instant (the start barrier's, or --start-at).
+type startKey struct{}
+
+func withStartInstant(ctx context.Context, f func() (time.Time, bool)) context.Context {
+	return context.WithValue(ctx, startKey{}, f)
+}
+
+// watchRun is ctx, ended with errRanPast once s's start instant is known
+// and s.MaxRun has passed since; a step without MaxRun or start instant
+// is not watched. stop ends the watch.
+func (r *Runner) watchRun(ctx context.Context, s stages.Step, poll time.Duration) (wctx context.Context, stop func()) {
+	start, _ := ctx.Value(startKey{}).(func() (time.Time, bool))
+	if s.MaxRun <= 0 || s.Window == "" || start == nil {
+		return ctx, func() {}
+	}
+	wctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		for {
+			if at, ok := start(); ok && r.now().After(at.Add(s.MaxRun)) {
+				cancel(errRanPast)
+				return
+			}
+			if err := r.sleep(ctx, poll); err != nil {
+				return
+			}
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	}()
+	return wctx, func() { close(done); cancel(nil) }
 }
 
 func jobEnd(st remote.JobStatus) string {

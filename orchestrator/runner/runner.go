@@ -271,7 +271,15 @@ func (r *Runner) runPhase(ctx context.Context, idx int, st stages.Stage, list []
 				if !track {
 					n = -1
 				}
-				err := r.runRecorded(gctx, idx, st, s, n, digest)
+				hctx := gctx
+				switch {
+				case s.MaxRun > 0 && s.Ready && bar != nil:
+					hctx = withStartInstant(gctx, bar.startInstant)
+				case s.MaxRun > 0 && s.StartAt:
+					at, _ := time.Parse(time.RFC3339Nano, startAt)
+					hctx = withStartInstant(gctx, func() (time.Time, bool) { return at, true })
+				}
+				err := r.runRecorded(hctx, idx, st, s, n, digest)
 				if s.Ready && bar != nil {
 					bar.end(h)
 				}

@@ -249,10 +249,11 @@ func (c *Check) JudgeBrief(results []ProbeResult) (table, brief string, err erro
 }
 
 // clockProbe reads a host's clock with a command that returns at once, so
-// the round trip bounds the offset's error.
+// the round trip bounds the offset's error; a host that holds it past
+// remote.AtOnce fails the step (it would hold the run stage otherwise).
 func clockProbe(host string) Step {
 	return Step{Host: host, Kind: Exec, What: "read clock", Probe: "clock", Idempotent: true,
-		Cmd: remote.Cmd{Args: []string{"date", "+%s.%N"}, Quiet: true}}
+		Cmd: remote.Cmd{Args: []string{"date", "+%s.%N"}, Quiet: true, Timeout: remote.AtOnce}}
 }
 
 // binaryArch is a binary's GOARCH-style architecture: read from the ELF

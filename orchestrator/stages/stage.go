@@ -131,6 +131,12 @@ type Step struct {
 	// on to collect and merge, which mark the merged result so; a job
 	// that fails with its own exit status fails the step as any other.
 	Window string
+	// MaxRun bounds a measured run (Window) from its common start instant
+	// (the start barrier's, or --start-at): its ramp, duration and
+	// MeasuredRunGrace. A job still running past it is stopped and its
+	// host recorded incomplete, as a death (a host whose run never ends
+	// would hold the stage). Zero: no bound.
+	MaxRun time.Duration
 	// Positional counts the trailing positional arguments of Cmd (the
 	// connection URLs); flags the runner adds go before them.
 	Positional int

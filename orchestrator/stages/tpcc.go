@@ -183,13 +183,38 @@ func (w tpccWorkload) Collect(st *Stage) {
 func (w tpccWorkload) Merge(st *Stage) {
 	p := w.c.p
 	for _, rd := range p.Rounds() {
-		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.ActiveWarehouses(p)), "--json", "results/" + result.MergedFile(rd.Label)}
+		args := []string{"benchrig", "tpcc", "merge", "--warehouses", strconv.Itoa(rd.ActiveWarehouses(p)), "--window", plan.FormatDuration(MeasuredWindow(p)), "--json", "results/" + result.MergedFile(rd.Label)}
 		for _, f := range w.roundFiles([]plan.Round{rd}, histogramsOnly) {
 			args = append(args, f.Local)
 		}
 		st.add(Step{Host: LocalHost, Kind: Local, What: strings.TrimSpace("merge histograms " + rd.Label),
 			Cmd: remote.Cmd{Args: args}})
 	}
+}
+
+// MeasuredWindow is a measured run's ramp and duration: the span its
+// ticks may cover (tpcc merge --window), and what its job may run past the
+// start before it is stopped (with MeasuredRunGrace).
+func MeasuredWindow(p *plan.Plan) time.Duration {
+	return p.TPCC.Ramp.Std() + p.TPCC.Duration.Std()
+}
+
+// maxRunNote is what the dry-run shows of a measured run's bound: only a
+// run with a common start instant is watched.
+func maxRunNote(s Step) string {
+	if !s.StartAt {
+		return ""
+	}
+	return "\n-- stopped, and its host recorded incomplete, if still running " + plan.FormatDuration(s.MaxRun) + " after the start instant (ramp + duration + grace)"
+}
+
+// MeasuredRunGrace is how long a measured run may go on past its window
+// (from the common start instant) before it is stopped: writing its
+// histograms, result and ticks and closing its connections take seconds
+// (the last tick, the result's audit from counters already in memory);
+// 20 s and a tenth of the window leave room for a loaded host.
+func MeasuredRunGrace(window time.Duration) time.Duration {
+	return 20*time.Second + window/10
 }
 
 // tpccRun runs `benchrig tpcc run` on every workload host with its
@@ -287,6 +312,8 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 			s := workloadRunStep(p, h, strings.TrimSpace(what+" TPC-C (workload) "+rd.Label), name, histograms && len(p.Workload) > 1, out, args)
 			if histograms {
 				s.Window = plan.HistogramFile(p, i, rd)
+				s.MaxRun = MeasuredWindow(p) + MeasuredRunGrace(MeasuredWindow(p))
+				s.Shows += maxRunNote(s)
 			} else {
 				s.Shows += "\n-- " + allocationNotJudged
 			}
@@ -307,8 +334,9 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 			Cmd: remote.Cmd{Dir: h.Dir, Args: withUlimit(p.TPCC.Ulimit, args)}}
 		if histograms {
 			s.Window = plan.HistogramFile(p, i, rd)
+			s.MaxRun = MeasuredWindow(p) + MeasuredRunGrace(MeasuredWindow(p))
 			if s.StartAt {
-				s.Ready, s.Shows = true, "-- "+readyBarrierNote
+				s.Ready, s.Shows = true, "-- "+readyBarrierNote+maxRunNote(s)
 			}
 		} else {
 			s.Shows = "-- " + allocationNotJudged

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -127,6 +128,9 @@ type MergeArgs struct {
 	Warehouses int    `flag:"warehouses" usage:"aggregate active warehouses of all hosts"`
 	Check      bool   `flag:"check" usage:"exit 30 unless efficiency >= 85% and every p90 is within its limit; exit 40 if a host's measured run died (a died record names it)"`
 	JSON       string `flag:"json" usage:"also write the merged result as JSON (benchrig.result/v1, kind tpcc.merge) to FILE" arg:"FILE"`
+	// Window is the run's ramp + duration: a host whose ticks span more
+	// (beyond result.WindowSlack) is refused, and the series bounded.
+	Window time.Duration `flag:"window" usage:"the run's ramp + duration: refuse a host whose ticks span more (0: unchecked)"`
 }
 
 // IncompleteError is a merge --check refuses: a host's measured run died,
@@ -151,7 +155,7 @@ func (a MergeArgs) Run(w io.Writer) error {
 	if a.Warehouses < 1 {
 		return &UsageError{errors.New("tpcc merge: --warehouses: give the active warehouses of all hosts (at least 1)")}
 	}
-	m, incomplete, err := MergeTo(w, a.Warehouses, a.JSON, a.Files...)
+	m, incomplete, err := MergeWithin(w, a.Warehouses, a.Window, a.JSON, a.Files...)
 	switch {
 	case err != nil || !a.Check:
 		return err
@@ -167,7 +171,13 @@ func (a MergeArgs) Run(w io.Writer) error {
 // result as JSON to jsonPath unless it is "". The merge is returned for
 // its Check, with the hosts whose measured run died.
 func MergeTo(w io.Writer, warehouses int, jsonPath string, files ...string) (*histogram.Result, []result.IncompleteHost, error) {
-	res, m, err := result.MergeFiles(warehouses, files...)
+	return MergeWithin(w, warehouses, 0, jsonPath, files...)
+}
+
+// MergeWithin is MergeTo for a run of a known window (ramp + duration):
+// result.MergeFilesWithin.
+func MergeWithin(w io.Writer, warehouses int, window time.Duration, jsonPath string, files ...string) (*histogram.Result, []result.IncompleteHost, error) {
+	res, m, err := result.MergeFilesWithin(warehouses, window, files...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tpcc merge: %w", err)
 	}

@@ -3,6 +3,7 @@ package result
 import (
 	"errors"
 	"fmt"
+	"github.com/benchrig/benchrig/tpcc/runspec"
 	"io"
 	"io/fs"
 	"math"
@@ -127,6 +128,11 @@ func checkRunResult(hist string) error {
 	}
 	if r.Kind != KindRun {
 		return fmt.Errorf("%s: kind %q, want %q", ResultFileFor(hist), r.Kind, KindRun)
+	}
+	// A string with a known set of values is one of them (the others are
+	// escaped where they are shown).
+	if _, err := runspec.ParseProfile(r.Profile); err != nil {
+		return fmt.Errorf("%s: not a load profile", ResultFileFor(hist))
 	}
 	for _, t := range r.Transactions {
 		for _, v := range []*int64{t.Errors, t.Retries} {

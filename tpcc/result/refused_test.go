@@ -30,6 +30,7 @@ func TestMergeRefusesMalformedHost(t *testing.T) {
 		{name: "two values on a line", data: strings.TrimSuffix(firstLine, "\n") + "{}\n", why: "more than one JSON value"},
 		{name: "collect refused it", data: good, record: "a FIFO", why: "a FIFO"},
 		{name: "absurd run result", data: good, runResult: `{"schema":"benchrig.result/v1","kind":"tpcc.run","transactions":[{"name":"newOrder","errors":-3}]}`, why: "counter -3"},
+		{name: "a load profile of none", data: good, runResult: `{"schema":"benchrig.result/v1","kind":"tpcc.run","profile":"pipelined <img src=x onerror=alert(1)>"}`, why: "not a load profile"},
 		{name: "run result of another kind", data: good, runResult: `{"schema":"benchrig.result/v1","kind":"tpcc.merge"}`, why: "tpcc.merge"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

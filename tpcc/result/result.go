@@ -250,6 +250,16 @@ func TxnOf(name string, hr *histogram.Result, elapsed time.Duration) Txn {
 // the merged histograms are returned too, for the text of
 // histogram.WriteMerge.
 func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, error) {
+	return MergeFilesWithin(warehouses, 0, paths...)
+}
+
+// MergeFilesWithin is MergeFiles for a run whose measured window (ramp +
+// duration, from the plan) is known: a host whose ticks span more than
+// the window and WindowSlack, or lie after this machine's clock and the
+// slack (a run not yet measured), is refused like a malformed file, and
+// the merged series has at most one point per second of the window and
+// the slack. A window of 0 checks only the clock.
+func MergeFilesWithin(warehouses int, window time.Duration, paths ...string) (*Result, *histogram.Result, error) {
 	if len(paths) == 0 {
 		return nil, nil, errors.New("merge: no histogram file")
 	}
@@ -283,6 +293,9 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 		if err == nil {
 			err = checkRunResult(path)
 		}
+		if err == nil {
+			err = checkWindow(ticks, window, time.Now())
+		}
 		if err != nil {
 			// The host's file is malformed: it is left out, never merged.
 			refused = append(refused, refusedHost{file: path, why: "malformed: " + plainReason(err.Error())})
@@ -311,7 +324,7 @@ func MergeFiles(warehouses int, paths ...string) (*Result, *histogram.Result, er
 		ElapsedSeconds: m.Elapsed.Seconds(), TpmC: m.TpmC(), Efficiency: m.Efficiency(),
 		EfficiencyWarehouses: warehouses, WarehouseFactor: histogram.DeckWarehouseFactor,
 		Judged: m.Count(histogram.NewOrder) >= MinEfficiencySample, Pass: true,
-		Files: paths, Series: series(newOrders),
+		Files: paths, Series: series(newOrders, window),
 	}
 	var ce *histogram.CheckError
 	if err := m.Check(); errors.As(err, &ce) {
@@ -485,9 +498,44 @@ func hostCounters(paths []string) *hostSums {
 	return s
 }
 
+// WindowSlack is how far a host's ticks may reach beyond the planned
+// window: the last tick is written once the duration has passed (up to a
+// tick's interval late), and the hosts' clocks differ from this machine's
+// by up to preflight's max_clock_offset (a second by default). Ten
+// seconds covers both with room; a tick farther out is not of this run.
+const WindowSlack = 10 * time.Second
+
+// checkWindow refuses a host's ticks that cannot all belong to one run of
+// the window: spanning more than the window and WindowSlack (from the
+// earliest tick's start to the latest tick), or dated after now and the
+// slack.
+func checkWindow(ticks []histogram.Tick, window time.Duration, now time.Time) error {
+	var first, last time.Time
+	for _, t := range ticks {
+		if begin := t.Now.Add(-t.Elapsed); first.IsZero() || begin.Before(first) {
+			first = begin
+		}
+		if t.Now.After(last) {
+			last = t.Now
+		}
+	}
+	if first.IsZero() {
+		return nil
+	}
+	if span := last.Sub(first); window > 0 && span > window+WindowSlack {
+		return fmt.Errorf("ticks spanning %s, more than the window of %s and %s", span.Round(time.Second), window, WindowSlack)
+	}
+	if last.After(now.Add(WindowSlack)) {
+		return fmt.Errorf("a tick at %s, after the clock of this machine (%s)", last.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
 // series is tpmC per second: New-Order ticks of every host binned by the
-// second (since the earliest tick began) they end in.
-func series(newOrders []histogram.Tick) []SeriesPoint {
+// second (since the earliest tick began) they end in; with a window,
+// seconds past the window and WindowSlack are not kept (checkWindow has
+// refused a host whose ticks reach them).
+func series(newOrders []histogram.Tick, window time.Duration) []SeriesPoint {
 	var start time.Time
 	for _, t := range newOrders {
 		if begin := t.Now.Add(-t.Elapsed); start.IsZero() || begin.Before(start) {
@@ -505,6 +553,9 @@ func series(newOrders []histogram.Tick) []SeriesPoint {
 			continue // NewResult has already refused such a file
 		}
 		sec := int64(t.Now.Sub(start).Seconds())
+		if window > 0 && sec > int64((window+WindowSlack).Seconds()) {
+			continue
+		}
 		bins[sec] += h.TotalCount()
 		last = max(last, sec)
 	}

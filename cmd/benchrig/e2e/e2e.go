@@ -81,9 +81,10 @@ type Env struct {
 // and preflight sections.
 type PlanOpts struct {
 	Stages, TPCC, Preflight string
-	Top                     string // top-level lines (benchmark:, crud:)
-	SSH                     string // more lines of the ssh: section
-	Faults                  bool   // every host behind a fault proxy (sshtest.WithProxies)
+	Top                     string   // top-level lines (benchmark:, crud:)
+	SSH                     string   // more lines of the ssh: section
+	Faults                  bool     // every host behind a fault proxy (sshtest.WithProxies)
+	SSHD                    []string // lines appended to every host's sshd_config (a Match block: one host's)
 }
 
 // New starts the e2e lab (five sshd: db1-3, load1-2) and writes its plan,
@@ -98,11 +99,15 @@ func New(t *testing.T, duration string, opts ...PlanOpts) *Env {
 		o.Preflight += x.Preflight + x.Top
 		o.SSH += x.SSH
 		o.Faults = o.Faults || x.Faults
+		o.SSHD = append(o.SSHD, x.SSHD...)
 	}
 	e := NewBase(t)
 	var labOpts []sshtest.Option
 	if o.Faults {
 		labOpts = append(labOpts, sshtest.WithProxies())
+	}
+	if len(o.SSHD) > 0 {
+		labOpts = append(labOpts, sshtest.WithConfig(o.SSHD...))
 	}
 	e.Lab = sshtest.StartT(t, 5, labOpts...)
 	u, err := user.Lookup(e.Lab.User())
