@@ -120,6 +120,11 @@ type Release struct {
 	//
 	// fidelity:v20.1/S74 fidelity:v25.4/44
 	WorkloadRunFlags map[string]bool
+
+	// Resources are what a node keeps for itself (open files) and how
+	// fast it moves replicas (snapshot rates): the needs model's figures
+	// (resources.go).
+	Resources Resources
 }
 
 // Licence is a release's licence rule (Release.Licence).
@@ -194,6 +199,7 @@ var changes = []change{
 		r.Licence = LicenceForPartitioning
 		r.HistogramSuffix = ".histogram.ndjson"
 		r.WorkloadRunFlags = workloadRunFlags201
+		r.Resources = resources201
 	}},
 	{Build{Version{20, 1}, 7}, "PR #54715 (backport of #54713), merged 2020-09-24: statistics for warehouse, district, history and order too",
 		func(r *Release) { r.StatsTables = allStatsTables }},
@@ -217,10 +223,15 @@ var changes = []change{
 	}},
 	{Build{Version{21, 2}, 0}, "v21.2 removed interleaved and added flags benchrig does not list",
 		func(r *Release) { r.SourceFlags = nil }},
-	{Build{Version{22, 1}, 0}, "cockroach.md §3.6: CREATE TABLE + IMPORT INTO; system.sql_instances", func(r *Release) {
+	{Build{Version{22, 1}, 0}, "cockroach.md §3.6: CREATE TABLE + IMPORT INTO; system.sql_instances; PR #71814: kv.snapshot_rebalance.max_rate defaults to 32 MiB", func(r *Release) {
+		r.Resources.RebalanceRate = 32 << 20
 		r.ImportInto = true
 		r.NodeCountQuery = `SELECT count(1) FROM system.sql_instances WHERE addr IS NOT NULL`
 	}},
+	{Build{Version{23, 2}, 0}, "PR #102596: kv.snapshot_recovery.max_rate removed; every snapshot, up-replication's too, at kv.snapshot_rebalance.max_rate",
+		func(r *Release) {
+			r.Resources.UpreplicateSetting, r.Resources.UpreplicateRate = r.Resources.RebalanceSetting, r.Resources.RebalanceRate
+		}},
 	{Build{Version{24, 1}, 0}, "PR #119155: lease transfers move to the lease queue (queue.lease.pending)",
 		func(r *Release) { r.LeaseQueue = true }},
 	{Build{LicenseOptionalFrom, 0}, "licensing-faqs: no feature gated, a 7-day grace then throttling (PR #131943); PR #129221: --histogram-export-format, a json exporter that wants a .json file (docs/fidelity/v25.4.md 15, 42)",
