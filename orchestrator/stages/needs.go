@@ -440,7 +440,7 @@ func (c *compiler) nodeNeeds(nodes map[string]NodeConns) map[string]NodeNeed {
 		}
 		return out
 	}
-	rel, _ := p.Release()
+	rel := releaseFacts(p)
 	res := rel.Resources
 	n := len(p.Nodes)
 	imp := fixtures.EstimateImport(p.TPCC.Warehouses, n)
@@ -476,8 +476,8 @@ func (c *compiler) workNeeds(hosts map[string]HostNeed) map[string]WorkNeed {
 		need := hosts[h.Name]
 		if p.TPCC.Driver != plan.DriverWorkload && need.Err == "" {
 			w.MemBytes = max(int64(need.Conns)*driverBytesPerConn, int64(need.Terminals)*driverBytesPerTerminal)
-			w.MemWhy = fmt.Sprintf("the larger of %d connections x %s and %d terminals x %s (the driver's measured peaks)",
-				need.Conns, humanBytes(driverBytesPerConn), need.Terminals, humanBytes(driverBytesPerTerminal))
+			w.MemWhy = fmt.Sprintf("the larger of %s x %s and %d terminals x %s (the driver's measured peaks)",
+				nConns(need.Conns), humanBytes(driverBytesPerConn), need.Terminals, humanBytes(driverBytesPerTerminal))
 		}
 		out[h.Name] = w
 	}
@@ -526,8 +526,7 @@ func settleOf(p *plan.Plan) (settle, bool) {
 	if p.Flavor != plan.Cockroach || t.Partitions <= 1 || len(p.Nodes) == 0 {
 		return settle{}, false
 	}
-	rel, _ := p.Release()
-	res := rel.Resources
+	res := releaseFacts(p).Resources
 	n := len(p.Nodes)
 	data := float64(fixtures.EstimateImport(t.Warehouses, n).Bytes)
 	replicas := max(p.Settings.Replicas, 3)
@@ -555,9 +554,18 @@ func settleOf(p *plan.Plan) (settle, bool) {
 	est := time.Duration(secs * float64(time.Second)).Round(time.Minute)
 	polls := 4 * 30 * time.Second // waitReplicated's settle polls
 	s := settle{estimate: est, timeout: settleMargin*est + settleSlack + polls}
-	s.basis = fmt.Sprintf("%s added at %s %s/s (%s) + %s moved at %s %s/s (%s), %d stores sending %d snapshot at a time; timeout %dx the estimate + %s + the settle polls",
-		humanBytes(int64(added)), res.UpreplicateSetting, humanBytes(upRate), upFrom, humanBytes(int64(moved)), res.RebalanceSetting, humanBytes(rebRate), rebFrom,
-		n, res.SnapshotsPerStore, settleMargin, plan.FormatDuration(settleSlack))
+	var parts []string
+	if added > 0 {
+		parts = append(parts, fmt.Sprintf("%s of missing replicas added at %s %s/s (%s)", humanBytes(int64(added)), res.UpreplicateSetting, humanBytes(upRate), upFrom))
+	}
+	if moved > 0 {
+		parts = append(parts, fmt.Sprintf("%s of replicas moved to their partition's rack at %s %s/s (%s)", humanBytes(int64(moved)), res.RebalanceSetting, humanBytes(rebRate), rebFrom))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no replica to copy")
+	}
+	s.basis = fmt.Sprintf("%s, %d stores sending %d snapshot at a time; timeout %dx the estimate + %s + the settle polls",
+		strings.Join(parts, " + "), n, res.SnapshotsPerStore, settleMargin, plan.FormatDuration(settleSlack))
 	return s, true
 }
 
@@ -617,10 +625,19 @@ func humanBytes(b int64) string {
 	return ""
 }
 
+// releaseFacts is the plan's release, or without one the baseline's
+// facts (v20.1's), as the stages use them.
+func releaseFacts(p *plan.Plan) crdb.Release {
+	if rel, ok := p.Release(); ok {
+		return rel
+	}
+	return crdb.Build{}.Release()
+}
+
 // releaseName names the release whose facts apply.
 func releaseName(rel crdb.Release) string {
 	if !rel.Build.Given() {
-		return "v20.1's"
+		return "v20.1's, the plan naming no release"
 	}
 	return "v" + strings.TrimPrefix(rel.Build.String(), "v") + "'s"
 }
