@@ -431,6 +431,13 @@ func (c *compiler) nodeNeeds(nodes map[string]NodeConns) map[string]NodeNeed {
 	// it, L0's ingested files during the import and the temp store.
 	engine := int(2 * ((share + res.EngineFileBytes - 1) / res.EngineFileBytes))
 	network := res.NetworkFDMin + 2*res.RPCClasses*(n-1)
+	// Nodes that share a machine (the local recipes' three) may share
+	// its file system: each must find room for all of their stores.
+	machine := func(h plan.Host) string { return h.SSH + ":" + strconv.Itoa(h.Port) }
+	together := map[string]int{}
+	for _, h := range p.Nodes {
+		together[machine(h)]++
+	}
 	for _, h := range p.Nodes {
 		nc := nodes[h.Name]
 		need := NodeNeed{Step: nc.Step, Conns: nc.Conns, EngineFiles: engine, Network: network, Store: h.Store, StoreMount: h.StoreMount,
@@ -440,6 +447,10 @@ func (c *compiler) nodeNeeds(nodes map[string]NodeConns) map[string]NodeNeed {
 			nc.Conns, engine, humanBytes(share), humanBytes(res.EngineFileBytes), releaseName(rel), network, res.NetworkFDMin, res.RPCClasses, n-1)
 		need.StoreBytes = store
 		need.StoreWhy = fmt.Sprintf("%s x %d replicas / %d nodes = %s, over the allocator's %.3g full fraction", humanBytes(imp.Bytes), replicas, n, humanBytes(share), res.FullFraction)
+		if k := together[machine(h)]; k > 1 {
+			need.StoreBytes *= int64(k)
+			need.StoreWhy += fmt.Sprintf(", x %d nodes on the machine (ssh %s), whose stores may share its file system", k, h.SSH)
+		}
 		out[h.Name] = need
 	}
 	return out

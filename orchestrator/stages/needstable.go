@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/benchrig/benchrig/crdb/fixtures"
 	"github.com/benchrig/benchrig/orchestrator/plan"
 )
 
@@ -65,9 +66,9 @@ func group(b *strings.Builder, what string, hosts []string, rows func(string) []
 	}
 	fmt.Fprintf(b, "   %s (%d: %s):\n", what, len(hosts), name)
 	type most struct {
-		host string
-		row  needRow
-		all  bool
+		host       string
+		row        needRow
+		all, sameN bool
 	}
 	var order []string
 	best := map[string]*most{}
@@ -77,9 +78,10 @@ func group(b *strings.Builder, what string, hosts []string, rows func(string) []
 			switch {
 			case !ok:
 				order = append(order, r.need)
-				best[r.need] = &most{host: h, row: r, all: true}
+				best[r.need] = &most{host: h, row: r, all: true, sameN: true}
 			case r.text != m.row.text:
 				m.all = false
+				m.sameN = m.sameN && r.n == m.row.n
 				if r.n > m.row.n {
 					m.host, m.row = h, r
 				}
@@ -91,7 +93,10 @@ func group(b *strings.Builder, what string, hosts []string, rows func(string) []
 	for _, need := range order {
 		m := best[need]
 		text := m.row.text
-		if !m.all {
+		switch {
+		case !m.all && m.sameN:
+			text += " (" + m.host + "'s; each host its own)"
+		case !m.all:
 			text += " (the most: " + m.host + ")"
 		}
 		fmt.Fprintf(tw, "     %s\t%s\t%s\n", need, text, m.row.source)
@@ -165,15 +170,5 @@ func humanBytes(b int64) string {
 		}
 		return fmt.Sprintf("%d MiB", b>>20)
 	}
-	v := float64(b)
-	for _, u := range []string{"B", "kB", "MB", "GB", "TB"} {
-		if v < 1000 || u == "TB" {
-			if u == "B" {
-				return fmt.Sprintf("%.0f B", v)
-			}
-			return fmt.Sprintf("%.1f %s", v, u)
-		}
-		v /= 1000
-	}
-	return ""
+	return fixtures.HumanBytes(b)
 }
