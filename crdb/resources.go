@@ -8,6 +8,8 @@ package crdb
 // (release-20.1 0cb10f369a); v25.4's tree cannot be read here
 // (docs/fidelity/v25.4.md), so a later release keeps them except where a
 // change below names the PR that changed one.
+//
+// fidelity:v20.1/N1 fidelity:v20.1/N2 fidelity:v20.1/N3 fidelity:v20.1/N4
 type Resources struct {
 	// NetworkFDMin and NetworkFDRecommended are the open files a node
 	// leaves outside its store for everything else (client and RPC

@@ -411,6 +411,8 @@ const resultBytesPerSecond = 2 * 5 * 1000
 // nodeNeeds are each node's open files and store bytes (cockroach), from
 // the connections it receives (nodes), the import's data and the
 // release's Resources.
+//
+// fidelity:v20.1/N1 fidelity:v20.1/N4
 func (c *compiler) nodeNeeds(nodes map[string]NodeConns) map[string]NodeNeed {
 	p := c.p
 	out := map[string]NodeNeed{}

@@ -196,6 +196,8 @@ func checkHostOpenFiles(pf *Check, r hostReport, c *hostCheck) {
 // gets it (the start step raises the soft limit to the hard one; the
 // node itself raises a lower one to its recommendation), against its
 // connections, its engine's files and its own network.
+//
+// fidelity:v20.1/N1
 func checkNodeOpenFiles(pf *Check, r hostReport, c *hostCheck) {
 	need, ok := pf.Nodes[r.host]
 	if !ok || need.OpenFiles == 0 {

@@ -69,6 +69,8 @@ type settle struct {
 // partitioning's zone configs want elsewhere move at the rebalance rate.
 // A store holds a partition's rack's share of replicas by chance: a range
 // keeps a replica where it is with probability (nodes in the rack)/nodes.
+//
+// fidelity:v20.1/N2 fidelity:v20.1/N3
 func settleOf(p *plan.Plan) (settle, bool) {
 	t := p.TPCC
 	if p.Flavor != plan.Cockroach || t.Partitions <= 1 || len(p.Nodes) == 0 {
