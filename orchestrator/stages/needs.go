@@ -39,7 +39,7 @@ type NodeConns struct {
 	Limit string // where Max comes from, for the table
 	// Setting is the setting that raises Max ("" when none does).
 	Setting string
-	// Step is the first step that sends Conns ("run", "allocate").
+	// Step names the steps that send Conns ("run and allocate").
 	Step string
 }
 
@@ -223,8 +223,11 @@ func (c *compiler) needsOf(w needer) (map[string]HostNeed, map[string]NodeConns,
 		}
 		for n, s := range sum {
 			nc := nodes[n]
-			if s > nc.Conns {
+			switch {
+			case s > nc.Conns:
 				nc.Conns, nc.Step = s, step
+			case s == nc.Conns && step != "" && !strings.Contains(nc.Step, step):
+				nc.Step += " and " + step
 			}
 			nodes[n] = nc
 		}

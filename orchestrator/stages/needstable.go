@@ -110,10 +110,10 @@ func (c *Check) nodeRows(h string) []needRow {
 	nc := c.Conns[h]
 	step := n.Step
 	if step == "" {
-		step = "no step"
+		step = "no"
 	}
 	rows := []needRow{{"connections in", int64(nc.Conns), strconv.Itoa(nc.Conns),
-		"the " + step + " step: every workload host's connections to this node at once; limit: " + nc.Limit}}
+		"the " + step + " step" + map[bool]string{true: "s"}[strings.Contains(step, " and ")] + ": every workload host's connections to this node at once; limit: " + nc.Limit}}
 	if n.OpenFiles > 0 {
 		rows = append(rows, needRow{"open files", int64(n.OpenFiles), strconv.Itoa(n.OpenFiles), n.OpenFilesWhy})
 	} else {

@@ -176,8 +176,8 @@ func checkMemory(pf *Check, r hostReport, c *hostCheck) {
 // step will get it.
 func checkHostOpenFiles(pf *Check, r hostReport, c *hostCheck) {
 	kv := r.kv
-	if _, node := pf.Nodes[r.host]; !node {
-		c.nofile = kv["nofile_hard"]
+	if n, node := pf.Nodes[r.host]; !node || n.OpenFiles == 0 {
+		c.nofile = kv["nofile_hard"] // a node judged on its own need says it there
 	}
 	if kv["nofile_ok"] == "0" {
 		c.fail("cannot raise the open-files limit as planned (hard limit %s)", kv["nofile_hard"])
