@@ -1,5 +1,7 @@
 package crdb
 
+import "time"
+
 // Resources are what a release's node keeps for itself and how fast it
 // moves replicas: the facts benchrig's needs model (orchestrator/stages,
 // needs.go) reads to size a node's open files and to estimate the wait
@@ -9,7 +11,7 @@ package crdb
 // (docs/fidelity/v25.4.md), so a later release keeps them except where a
 // change below names the PR that changed one.
 //
-// fidelity:v20.1/N1 fidelity:v20.1/N2 fidelity:v20.1/N3 fidelity:v20.1/N4
+// fidelity:v20.1/N1 fidelity:v20.1/N2 fidelity:v20.1/N3 fidelity:v20.1/N4 fidelity:v20.1/N5
 type Resources struct {
 	// NetworkFDMin and NetworkFDRecommended are the open files a node
 	// leaves outside its store for everything else (client and RPC
@@ -59,6 +61,13 @@ type Resources struct {
 	// (rebalanceToMaxFractionUsedThreshold, 0.925,
 	// pkg/kv/kvserver/allocator_scorer.go:62 @ 0cb10f369a).
 	FullFraction float64
+	// StoreDeadSetting and StoreDeadAfter: a node down longer than this
+	// (server.time_until_store_dead, default 5 minutes,
+	// pkg/kv/kvserver/store_pool.go:65-69 @ 0cb10f369a) is declared dead
+	// and its replicas are made again elsewhere: a rolling restart (the
+	// binary swap) must bring each node back within it.
+	StoreDeadSetting string
+	StoreDeadAfter   time.Duration
 }
 
 // resources201 are v20.1's (the baseline's) figures.
@@ -69,4 +78,5 @@ var resources201 = Resources{
 	UpreplicateSetting: "kv.snapshot_recovery.max_rate", UpreplicateRate: 8 << 20,
 	RebalanceSetting: "kv.snapshot_rebalance.max_rate", RebalanceRate: 8 << 20,
 	SnapshotsPerStore: 1, FullFraction: 0.925,
+	StoreDeadSetting: "server.time_until_store_dead", StoreDeadAfter: 5 * time.Minute,
 }

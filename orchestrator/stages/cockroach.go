@@ -399,8 +399,13 @@ func (f cockroachFlavor) importShows(partition bool) string {
 
 // swap replaces the binary node by node (the 100k recipe's "Re-start
 // CockroachDB"): quit, keep the old binary as cockroach_old, install the
-// new one, start with the same command, wait until the node serves SQL.
+// new one, start with the same command, wait until the node serves SQL,
+// at most as long as the cluster waits before it declares the node dead
+// and copies its replicas elsewhere (storeDeadAfter).
+//
+// fidelity:v20.1/N5
 func (f cockroachFlavor) swap(st *Stage) {
+	dead, deadWhy := storeDeadAfter(f.p)
 	for _, h := range f.p.Nodes {
 		st.Steps = append(st.Steps, releaseOf(f.p).stop(f, h),
 			Step{Host: h.Name, Kind: Exec, What: "keep the old binary",
@@ -409,8 +414,8 @@ func (f cockroachFlavor) swap(st *Stage) {
 		st.add(installBinary(h, *f.p.Binaries.Swap, f.bin(), f.p.SSH.Sudo)...)
 		st.Steps = append(st.Steps,
 			Step{Host: h.Name, Kind: Exec, What: "start node", Idempotent: true, Cmd: f.startCmd(h)},
-			Step{Host: h.Name, Kind: Wait, What: "wait for the node", Poll: 2 * time.Second, Timeout: 5 * time.Minute, Settle: 1,
-				Cmd: f.sql(h, "SELECT 1")},
+			Step{Host: h.Name, Kind: Wait, What: "wait for the node", Poll: 2 * time.Second, Timeout: dead, Settle: 1,
+				Cmd: f.sql(h, "SELECT 1"), Shows: "-- up to " + deadWhy},
 		)
 	}
 }

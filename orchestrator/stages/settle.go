@@ -152,3 +152,19 @@ func parseByteSize(v string) (int64, bool) {
 	}
 	return int64(f * mult), true
 }
+
+// storeDeadAfter is how long a node may be down before the cluster
+// declares its store dead and re-replicates its data: the plan's
+// server.time_until_store_dead, else the release's default. A restarted
+// node that takes longer has already cost the cluster its store.
+func storeDeadAfter(p *plan.Plan) (time.Duration, string) {
+	res := releaseFacts(p).Resources
+	for _, s := range p.Settings.Ordered() {
+		if s.Name == res.StoreDeadSetting {
+			if d, err := time.ParseDuration(strings.Trim(strings.TrimSpace(s.Value), "'")); err == nil && d > 0 {
+				return d, fmt.Sprintf("%s %s (the plan's settings): a node down longer is declared dead and its replicas copied elsewhere", res.StoreDeadSetting, plan.FormatDuration(d))
+			}
+		}
+	}
+	return res.StoreDeadAfter, fmt.Sprintf("%s %s (the release's default): a node down longer is declared dead and its replicas copied elsewhere", res.StoreDeadSetting, plan.FormatDuration(res.StoreDeadAfter))
+}
