@@ -223,3 +223,41 @@ func TestPreflightNodeOpenFilesReal(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreDeadAfter: the swap's wait for a restarted node is the plan's
+// server.time_until_store_dead when it sets one, else the release's
+// default.
+func TestStoreDeadAfter(t *testing.T) {
+	for _, tc := range []struct {
+		settings string
+		want     time.Duration
+	}{
+		{"", 5 * time.Minute},
+		{"settings:\n  cluster:\n    server.time_until_store_dead: 10m\n", 10 * time.Minute},
+	} {
+		text := "version: 1\nname: t\nflavor: cockroach\nnodes:\n  - name: db[1-3]\nworkload:\n  - name: w1\nbinaries:\n" +
+			"  database: {url: \"https://example.invalid/cockroach-v20.1.17\", sha256: 0000000000000000000000000000000000000000000000000000000000000000}\n" +
+			"  swap: {url: \"https://example.invalid/cockroach-v20.1.17b\", sha256: 0000000000000000000000000000000000000000000000000000000000000000}\n" +
+			tc.settings + "tpcc:\n  warehouses: 1\nstages: [swap]\n"
+		p, err := plan.ParsePlan("p.yaml", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := Compile(p, Options{DriverPath: "/opt/benchrig"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waits := 0
+		for _, s := range list[0].Steps {
+			if s.What == "wait for the node" {
+				waits++
+				if s.Timeout != tc.want {
+					t.Errorf("%q: the wait for a restarted node is %s, want %s", tc.settings, s.Timeout, tc.want)
+				}
+			}
+		}
+		if waits != 3 {
+			t.Errorf("%d waits for a restarted node, want one per node", waits)
+		}
+	}
+}
