@@ -232,8 +232,8 @@ var changes = []change{
 		func(r *Release) {
 			r.Resources.UpreplicateSetting, r.Resources.UpreplicateRate = r.Resources.RebalanceSetting, r.Resources.RebalanceRate
 		}},
-	{Build{Version{24, 1}, 0}, "PR #119155: lease transfers move to the lease queue (queue.lease.pending)",
-		func(r *Release) { r.LeaseQueue = true }},
+	{Build{Version{24, 1}, 0}, "PR #119155: lease transfers move to the lease queue (queue.lease.pending); four RPC connection classes to each node (default, system, rangefeed, raft: pkg/rpc/rpcbase/connection_class.go, master f3af7ae028, whose escape hatch reverts raft's own class to the pre-v24.1 state)",
+		func(r *Release) { r.LeaseQueue, r.Resources.RPCClasses = true, 4 }},
 	{Build{LicenseOptionalFrom, 0}, "licensing-faqs: no feature gated, a 7-day grace then throttling (PR #131943); PR #129221: --histogram-export-format, a json exporter that wants a .json file (docs/fidelity/v25.4.md 15, 42)",
 		func(r *Release) {
 			r.Licence = LicenceOptional

@@ -450,6 +450,9 @@ func (c *compiler) nodeNeeds(nodes map[string]NodeConns) map[string]NodeNeed {
 		need.OpenFiles = max(nc.Conns+engine+network, need.MinLimit)
 		need.OpenFilesWhy = fmt.Sprintf("%d connections + %d engine files (2 x %s / %s files, %s) + %d network (%d, and %d RPC connections each way to each of %d nodes)",
 			nc.Conns, engine, humanBytes(share), humanBytes(res.EngineFileBytes), releaseName(rel), network, res.NetworkFDMin, res.RPCClasses, n-1)
+		if need.OpenFiles == need.MinLimit {
+			need.OpenFilesWhy += fmt.Sprintf("; at least %d (%d + %d), below which the node refuses to start", need.MinLimit, res.EngineFDMin, res.NetworkFDMin)
+		}
 		need.StoreBytes = store
 		need.StoreWhy = fmt.Sprintf("%s x %d replicas / %d nodes = %s, over the allocator's %.3g full fraction", humanBytes(imp.Bytes), replicas, n, humanBytes(share), res.FullFraction)
 		if k := together[machine(h)]; k > 1 {
