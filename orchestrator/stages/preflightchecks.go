@@ -117,7 +117,11 @@ func checkDisk(pf *Check, r hostReport, c *hostCheck) {
 	if kv["writable"] == "0" {
 		// A directory that exists but is read-only (or owned by another
 		// user) fails initdb or cockroach start much later.
-		c.fail("cannot create files in the store path %s", kv["path"])
+		where := kv["path"]
+		if n, ok := pf.Nodes[r.host]; ok && where == "" {
+			where = n.Store // not there, and not creatable by the login user
+		}
+		c.fail("cannot create files in the store path %s (the login user must be able to: e.g. sudo mkdir -p it and chown it to that user)", where)
 	}
 	if freeGB < pf.MinFreeGB {
 		c.fail("%.1f GB free at %s, need %.1f", freeGB, kv["path"], pf.MinFreeGB)
@@ -140,6 +144,9 @@ func checkStore(pf *Check, r hostReport, c *hostCheck) {
 		return
 	}
 	kv := r.kv
+	if kv["writable"] == "0" {
+		return // checkDisk says so; the file system cannot be read
+	}
 	have := freeBytes(kv)
 	c.disk = fmt.Sprintf("need %s, %s free (%s on %s)", humanBytes(need.StoreBytes), humanBytes(have), kv["fstype"], kv["mount"])
 	if need.StoreMount != "" && kv["mount"] != "" && kv["mount"] != need.StoreMount {
