@@ -120,6 +120,11 @@ type Release struct {
 	//
 	// fidelity:v20.1/S74 fidelity:v25.4/44
 	WorkloadRunFlags map[string]bool
+
+	// Resources are what a node keeps for itself (open files) and how
+	// fast it moves replicas (snapshot rates): the needs model's figures
+	// (resources.go).
+	Resources Resources
 }
 
 // License is a release's licence rule (Release.License).
@@ -197,6 +202,7 @@ var changes = []change{
 			r.License = LicenseForPartitioning
 			r.HistogramSuffix = ".histogram.ndjson"
 			r.WorkloadRunFlags = workloadRunFlags201
+			r.Resources = resources201
 		},
 	},
 	{
@@ -241,16 +247,24 @@ var changes = []change{
 	},
 	{
 		from:   Build{Version{22, 1}, 0},
-		source: "v22.1's fixtures: IMPORT TABLE ... CSV DATA gives way to CREATE TABLE IF NOT EXISTS + IMPORT INTO; the nodes are counted in system.sql_instances, not crdb_internal.gossip_liveness",
+		source: "v22.1's fixtures: IMPORT TABLE ... CSV DATA gives way to CREATE TABLE IF NOT EXISTS + IMPORT INTO; the nodes are counted in system.sql_instances, not crdb_internal.gossip_liveness; PR #71814: kv.snapshot_rebalance.max_rate defaults to 32 MiB",
 		apply: func(r *Release) {
 			r.ImportInto = true
+			r.Resources.RebalanceRate = 32 << 20
 			r.NodeCountQuery = `SELECT count(1) FROM system.sql_instances WHERE addr IS NOT NULL`
 		},
 	},
 	{
+		from:   Build{Version{23, 2}, 0},
+		source: "PR #102596: kv.snapshot_recovery.max_rate removed; every snapshot, up-replication's too, at kv.snapshot_rebalance.max_rate",
+		apply: func(r *Release) {
+			r.Resources.UpreplicateSetting, r.Resources.UpreplicateRate = r.Resources.RebalanceSetting, r.Resources.RebalanceRate
+		},
+	},
+	{
 		from:   Build{Version{24, 1}, 0},
-		source: "PR #119155: lease transfers move to the lease queue (queue.lease.pending)",
-		apply:  func(r *Release) { r.LeaseQueue = true },
+		source: "PR #119155: lease transfers move to the lease queue (queue.lease.pending); four RPC connection classes to each node (default, system, rangefeed, raft: pkg/rpc/rpcbase/connection_class.go, master f3af7ae028, whose escape hatch reverts raft's own class to the pre-v24.1 state)",
+		apply:  func(r *Release) { r.LeaseQueue, r.Resources.RPCClasses = true, 4 },
 	},
 	{
 		from:   Build{LicenseOptionalFrom, 0},

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"net"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,7 +170,7 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 		}{
 			{"name", &s.Name}, {"ssh", &s.SSH}, {"addr", &s.Addr}, {"port", &s.Port}, {"user", &s.User},
 			{"rack", &s.Rack}, {"sql_port", &s.SQLPort}, {"http_port", &s.HTTPPort},
-			{"store", &s.Store}, {"dir", &s.Dir},
+			{"store", &s.Store}, {"dir", &s.Dir}, {"store_mount", &s.StoreMount},
 		}
 		ok := true
 		for _, f := range fields {
@@ -264,14 +265,15 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 		badWord := map[*string]bool{}
 		for k := 0; k < count; k++ {
 			h := Host{
-				Name:  get(0, k),
-				SSH:   get(1, k),
-				Addr:  get(2, k),
-				User:  get(4, k),
-				Store: get(8, k),
-				Dir:   get(9, k),
-				Rack:  -1,
-				spec:  s,
+				Name:       get(0, k),
+				SSH:        get(1, k),
+				Addr:       get(2, k),
+				User:       get(4, k),
+				Store:      get(8, k),
+				Dir:        get(9, k),
+				Rack:       -1,
+				StoreMount: get(10, k),
+				spec:       s,
 			}
 			if h.SSH == "" {
 				h.SSH = h.Name
@@ -291,7 +293,7 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 				field     *string
 				val, what string
 			}{
-				{&s.Store, h.Store, "store"}, {&s.Dir, h.Dir, "dir"},
+				{&s.Store, h.Store, "store"}, {&s.Dir, h.Dir, "dir"}, {&s.StoreMount, h.StoreMount, "store_mount"},
 			} {
 				if f.val != "" && !badWord[f.field] {
 					before := len(ps.list)
@@ -340,11 +342,15 @@ func expandHosts(ps *problems, p *Plan, specs []HostSpec, where string, isNode b
 				if h.Store == "" && p.Flavor == Postgres {
 					h.Store = h.Dir + "/pgdata"
 				}
+				if h.StoreMount != "" && !badWord[&s.StoreMount] && (!path.IsAbs(h.StoreMount) || h.Store == "" || !within(h.Store, h.StoreMount)) {
+					badWord[&s.StoreMount] = true
+					ps.at(p.node(&s.StoreMount), "%s.store_mount: %q must be an absolute path that holds the store (%q)", at, h.StoreMount, h.Store)
+				}
 			} else {
 				h.Partitions = slices.Clone(s.Partitions)
 				h.Pinned = len(s.Partitions) > 0
-				if s.SQLPort != "" || s.HTTPPort != "" || s.Store != "" || s.Rack != "" || s.Racks != 0 {
-					ps.at(p.nodeOr(s), "%s: sql_port, http_port, store and rack are for database nodes", at)
+				if s.SQLPort != "" || s.HTTPPort != "" || s.Store != "" || s.StoreMount != "" || s.Rack != "" || s.Racks != 0 {
+					ps.at(p.nodeOr(s), "%s: sql_port, http_port, store, store_mount and rack are for database nodes", at)
 				}
 			}
 			hosts = append(hosts, h)
@@ -358,7 +364,7 @@ func hostFieldLimit(field string) int {
 	switch field {
 	case "name", "ssh", "addr":
 		return maxHostNameLen + 64 // room for a range pattern
-	case "store", "dir":
+	case "store", "dir", "store_mount":
 		return maxPathLen
 	case "user":
 		return 256

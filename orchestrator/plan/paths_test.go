@@ -81,3 +81,36 @@ stages: [preflight]
 		}
 	}
 }
+
+// TestStoreMount: a node's store_mount is an absolute path that holds its
+// store; anything else is refused at its line.
+func TestStoreMount(t *testing.T) {
+	for _, c := range []struct {
+		store, mount, want string // want: "" accepted, else a piece of the problem
+	}{
+		{"/mnt/data1/cockroach", "/mnt/data1", ""},
+		{"/mnt/data1", "/mnt/data1", ""},
+		{"/mnt/data1/cockroach", "/mnt/data2", `nodes[0].store_mount: "/mnt/data2" must be an absolute path that holds the store ("/mnt/data1/cockroach")`},
+		{"cockroach-data", "mnt", "must be an absolute path"},
+		{"", "/mnt/data1", "holds the store (\"\")"},
+	} {
+		text := "version: 1\nname: t\nflavor: cockroach\nnodes:\n  - name: db1\n"
+		if c.store != "" {
+			text += "    store: " + c.store + "\n"
+		}
+		text += "    store_mount: " + c.mount + "\nworkload:\n  - name: w1\nbinaries:\n" +
+			"  database: {url: \"https://example.invalid/cockroach-v20.1.17.linux-amd64\", sha256: 0000000000000000000000000000000000000000000000000000000000000000}\n" +
+			"tpcc:\n  warehouses: 1\nstages: [preflight]\n"
+		at := "p.yaml:6:" // store_mount's line
+		if c.store != "" {
+			at = "p.yaml:7:"
+		}
+		_, err := ParsePlan("p.yaml", []byte(text))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("store %q on %q: %v", c.store, c.mount, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), at) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("store %q on %q: want %q at %s, got %v", c.store, c.mount, c.want, at, err)
+		}
+	}
+}

@@ -91,7 +91,12 @@ type HostSpec struct {
 	SQLPort  string `yaml:"sql_port"`
 	HTTPPort string `yaml:"http_port"`
 	Store    string `yaml:"store"` // database store directory
-	Dir      string `yaml:"dir"`   // work directory for benchrig's files on the host
+	// StoreMount is the mount point of the file system the store must be
+	// on (the instance-store SSD the pages ask for): preflight refuses a
+	// node whose store path is on another one (an unmounted disk leaves
+	// the path on the root volume).
+	StoreMount string `yaml:"store_mount"`
+	Dir        string `yaml:"dir"` // work directory for benchrig's files on the host
 	// Partitions pins the TPC-C partitions this workload host drives
 	// (--partition-affinity); default: partition p goes to host p mod N.
 	Partitions []int `yaml:"partitions"`
@@ -108,7 +113,9 @@ type Host struct {
 	SQLPort  int
 	HTTPPort int
 	Store    string
-	Dir      string
+	// StoreMount: HostSpec.StoreMount ("" when the plan names none).
+	StoreMount string
+	Dir        string
 	// ListenSet says sql_port/http_port were given explicitly, so the
 	// node must be told to listen there (several nodes on one machine).
 	ListenSet  bool

@@ -87,10 +87,20 @@ func (f cockroachFlavor) startArgs(h plan.Host) []string {
 
 // crdbStartScript starts a node unless the pid file names a live
 // process: a resumed start stage must not start a second copy. The recipe's
-// start command follows the pid file as "$@", with --pid-file added.
+// start command follows the pid file as "$@", with --pid-file added. It
+// first raises the soft open-files limit to the hard one, as the recipes'
+// machines have it (soft and hard 1,048,576 on the published run's):
+// the node itself raises a lower soft limit only to its recommendation
+// (15,000 on v20.1, crdb.Resources), which the 100k recipe's connections
+// and store outgrow. Preflight reads the limit this gives (nofile_start).
 const crdbStartScript = `pidf=$1; shift
 if [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then echo "already running as pid $(cat "$pidf")"; exit 0; fi
+` + raiseNofile + ` || :
 exec "$@" --pid-file="$pidf"`
+
+// raiseNofile raises the soft open-files limit to the hard one (a hard
+// limit of "unlimited" cannot be a soft one: the limit stays).
+const raiseNofile = `ulimit -n "$(ulimit -Hn)" 2>/dev/null`
 
 // crdbStopScript runs the recipe's quit when the node runs, so a resumed
 // swap does not fail on a node it already stopped.
@@ -316,9 +326,15 @@ func (f cockroachFlavor) waitReplicated(st *Stage) {
 	replicas := max(f.p.Settings.Replicas, 3)
 	rel, _ := f.p.Release()
 	stmts := rel.SettleStatements(replicas)
+	// The timeout follows from the estimate of what the wait waits for
+	// (settleOf: the bytes to copy at the release's snapshot rates).
+	s, ok := settleOf(f.p)
+	if !ok {
+		s.timeout = settleSlack
+	}
 	st.add(Step{Host: n.Name, Kind: Wait, What: "wait for up-replication and partitioning",
-		Poll: 30 * time.Second, Timeout: 4 * time.Hour, Settle: 4,
-		Cmd: f.sql(n, stmts...)})
+		Poll: 30 * time.Second, Timeout: s.timeout, Settle: 4,
+		Cmd: f.sql(n, stmts...), Shows: "-- estimate " + plan.FormatDuration(s.estimate) + ": " + s.basis})
 }
 
 // importStatements loads the data as `workload fixtures import tpcc`
@@ -383,8 +399,13 @@ func (f cockroachFlavor) importShows(partition bool) string {
 
 // swap replaces the binary node by node (the 100k recipe's "Re-start
 // CockroachDB"): quit, keep the old binary as cockroach_old, install the
-// new one, start with the same command, wait until the node serves SQL.
+// new one, start with the same command, wait until the node serves SQL,
+// at most as long as the cluster waits before it declares the node dead
+// and copies its replicas elsewhere (storeDeadAfter).
+//
+// fidelity:v20.1/N5
 func (f cockroachFlavor) swap(st *Stage) {
+	dead, deadWhy := storeDeadAfter(f.p)
 	for _, h := range f.p.Nodes {
 		st.Steps = append(st.Steps, releaseOf(f.p).stop(f, h),
 			Step{Host: h.Name, Kind: Exec, What: "keep the old binary",
@@ -393,8 +414,8 @@ func (f cockroachFlavor) swap(st *Stage) {
 		st.add(installBinary(h, *f.p.Binaries.Swap, f.bin(), f.p.SSH.Sudo)...)
 		st.Steps = append(st.Steps,
 			Step{Host: h.Name, Kind: Exec, What: "start node", Idempotent: true, Cmd: f.startCmd(h)},
-			Step{Host: h.Name, Kind: Wait, What: "wait for the node", Poll: 2 * time.Second, Timeout: 5 * time.Minute, Settle: 1,
-				Cmd: f.sql(h, "SELECT 1")},
+			Step{Host: h.Name, Kind: Wait, What: "wait for the node", Poll: 2 * time.Second, Timeout: dead, Settle: 1,
+				Cmd: f.sql(h, "SELECT 1"), Shows: "-- up to " + deadWhy},
 		)
 	}
 }

@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/benchrig/benchrig/crdb"
+	"github.com/benchrig/benchrig/crdb/fixtures"
 
 	"github.com/benchrig/benchrig/orchestrator/plan"
 	"github.com/benchrig/benchrig/tpcc"
@@ -35,6 +39,8 @@ type NodeConns struct {
 	Limit string // where Max comes from, for the table
 	// Setting is the setting that raises Max ("" when none does).
 	Setting string
+	// Step names the steps that send Conns ("run and allocate").
+	Step string
 }
 
 // hostConns is one round's run step on one workload host: its needs and
@@ -204,8 +210,10 @@ func (c *compiler) needsOf(w needer) (map[string]HostNeed, map[string]NodeConns,
 	}
 	for r := range rounds {
 		sum := map[string]int{}
+		step := ""
 		for _, h := range p.Workload {
 			if l := byHost[h.Name]; r < len(l) {
+				step = l[r].step
 				for i, u := range l[r].urls {
 					if n, ok := urlNode[u]; ok {
 						sum[n] += l[r].per[i]
@@ -215,7 +223,12 @@ func (c *compiler) needsOf(w needer) (map[string]HostNeed, map[string]NodeConns,
 		}
 		for n, s := range sum {
 			nc := nodes[n]
-			nc.Conns = max(nc.Conns, s)
+			switch {
+			case s > nc.Conns:
+				nc.Conns, nc.Step = s, step
+			case s == nc.Conns && step != "" && !strings.Contains(nc.Step, step):
+				nc.Step += " and " + step
+			}
 			nodes[n] = nc
 		}
 	}
@@ -353,4 +366,136 @@ func nConns(n int) string {
 		return "1 connection"
 	}
 	return strconv.Itoa(n) + " connections"
+}
+
+// NodeNeed is what a database node needs of its host besides the
+// connections it receives (NodeConns): the open files its process holds
+// at the most (connections, the store engine's files, its own network),
+// and the bytes its store's file system must hold. A zero figure is one
+// benchrig does not model for the flavor (PostgreSQL's files are per
+// backend process; its store is not sized).
+type NodeNeed struct {
+	Step                  string // the step that sends the most connections
+	Conns                 int
+	EngineFiles, Network  int
+	OpenFiles             int
+	OpenFilesWhy          string
+	StoreBytes            int64
+	StoreWhy              string
+	Store, StoreMount     string
+	MinLimit, Recommended int // the release's own floor and the soft limit it raises itself to
+}
+
+// WorkNeed is what a workload host needs besides its connections and
+// open files (HostNeed): the driver's memory and the work directory's
+// bytes.
+type WorkNeed struct {
+	MemBytes int64 // 0: not modelled (workload's own binary)
+	MemWhy   string
+	DirBytes int64
+	DirWhy   string
+}
+
+// The driver's measured memory (README, "measured"): a workload host of
+// the 100k recipe peaked at 8.49 GiB for 200,070 connections with their
+// terminals (tpcc.BenchmarkHost200k, workload profile): 45.6 kB per
+// connection; wait-mode terminals peak at 4.6 kB each, connections
+// included (tpcc.BenchmarkWaitMemory, pipelined profile).
+const (
+	driverBytesPerConn     = 45_600
+	driverBytesPerTerminal = 4_600
+)
+
+// A measured run's files on its workload host (CollectMaxBytes' sizing):
+// the histogram file's line of about 1 kB per transaction type (5) per
+// second, and as much again for the ticks, logs and host samples.
+const resultBytesPerSecond = 2 * 5 * 1000
+
+// nodeNeeds are each node's open files and store bytes (cockroach), from
+// the connections it receives (nodes), the import's data and the
+// release's Resources.
+//
+// fidelity:v20.1/N1 fidelity:v20.1/N4
+func (c *compiler) nodeNeeds(nodes map[string]NodeConns) map[string]NodeNeed {
+	p := c.p
+	out := map[string]NodeNeed{}
+	if p.Flavor != plan.Cockroach {
+		for n, nc := range nodes {
+			out[n] = NodeNeed{Step: nc.Step, Conns: nc.Conns}
+		}
+		return out
+	}
+	rel := releaseFacts(p)
+	res := rel.Resources
+	n := len(p.Nodes)
+	imp := fixtures.EstimateImport(p.TPCC.Warehouses, n)
+	replicas := max(p.Settings.Replicas, 3)
+	share := imp.Bytes * int64(replicas) / int64(n)
+	store := int64(math.Ceil(float64(share) / res.FullFraction))
+	// Twice the bottom level's file count: the files of the levels above
+	// it, L0's ingested files during the import and the temp store.
+	engine := int(2 * ((share + res.EngineFileBytes - 1) / res.EngineFileBytes))
+	network := res.NetworkFDMin + 2*res.RPCClasses*(n-1)
+	// Nodes that share a machine (the local recipes' three) may share
+	// its file system: each must find room for all of their stores.
+	machine := func(h plan.Host) string { return h.SSH + ":" + strconv.Itoa(h.Port) }
+	together := map[string]int{}
+	for _, h := range p.Nodes {
+		together[machine(h)]++
+	}
+	for _, h := range p.Nodes {
+		nc := nodes[h.Name]
+		need := NodeNeed{Step: nc.Step, Conns: nc.Conns, EngineFiles: engine, Network: network, Store: h.Store, StoreMount: h.StoreMount,
+			MinLimit: res.EngineFDMin + res.NetworkFDMin, Recommended: res.EngineFDRecommended + res.NetworkFDRecommended}
+		need.OpenFiles = max(nc.Conns+engine+network, need.MinLimit)
+		need.OpenFilesWhy = fmt.Sprintf("%d connections + %d engine files (2 x %s / %s files, %s) + %d network (%d, and %d RPC connections each way to each of %d nodes)",
+			nc.Conns, engine, humanBytes(share), humanBytes(res.EngineFileBytes), releaseName(rel), network, res.NetworkFDMin, res.RPCClasses, n-1)
+		if need.OpenFiles == need.MinLimit {
+			need.OpenFilesWhy += fmt.Sprintf("; at least %d (%d + %d), below which the node refuses to start", need.MinLimit, res.EngineFDMin, res.NetworkFDMin)
+		}
+		need.StoreBytes = store
+		need.StoreWhy = fmt.Sprintf("%s x %d replicas / %d nodes = %s, over the allocator's %.3g full fraction", humanBytes(imp.Bytes), replicas, n, humanBytes(share), res.FullFraction)
+		if k := together[machine(h)]; k > 1 {
+			need.StoreBytes *= int64(k)
+			need.StoreWhy += fmt.Sprintf(", x %d nodes on the machine (ssh %s), whose stores may share its file system", k, h.SSH)
+		}
+		out[h.Name] = need
+	}
+	return out
+}
+
+// workNeeds are each workload host's memory and work-directory bytes.
+func (c *compiler) workNeeds(hosts map[string]HostNeed) map[string]WorkNeed {
+	p := c.p
+	secs := float64(len(p.Rounds())) * (p.TPCC.Ramp.Std() + p.TPCC.Duration.Std()).Seconds()
+	dir := int64(secs * resultBytesPerSecond)
+	out := map[string]WorkNeed{}
+	for _, h := range p.Workload {
+		w := WorkNeed{DirBytes: dir, DirWhy: fmt.Sprintf("the measured rounds' %s of results, logs and samples at %s/s", plan.FormatDuration(time.Duration(secs)*time.Second), humanBytes(resultBytesPerSecond))}
+		need := hosts[h.Name]
+		if p.TPCC.Driver != plan.DriverWorkload && need.Err == "" {
+			w.MemBytes = max(int64(need.Conns)*driverBytesPerConn, int64(need.Terminals)*driverBytesPerTerminal)
+			w.MemWhy = fmt.Sprintf("the larger of %s x %s and %d terminals x %s (the driver's measured peaks)",
+				nConns(need.Conns), humanBytes(driverBytesPerConn), need.Terminals, humanBytes(driverBytesPerTerminal))
+		}
+		out[h.Name] = w
+	}
+	return out
+}
+
+// releaseFacts is the plan's release, or without one the baseline's
+// facts (v20.1's), as the stages use them.
+func releaseFacts(p *plan.Plan) crdb.Release {
+	if rel, ok := p.Release(); ok {
+		return rel
+	}
+	return crdb.Build{}.Release()
+}
+
+// releaseName names the release whose facts apply.
+func releaseName(rel crdb.Release) string {
+	if !rel.Build.Given() {
+		return "v20.1's, the plan naming no release"
+	}
+	return "v" + strings.TrimPrefix(rel.Build.String(), "v") + "'s"
 }

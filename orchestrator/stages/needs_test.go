@@ -106,7 +106,7 @@ func TestRunNeeds(t *testing.T) {
 			}
 			for n, want := range tc.nodes {
 				got := c.Conns[n]
-				got.Limit = ""
+				got.Limit, got.Step = "", ""
 				if got != want {
 					t.Errorf("%s: %+v, want %+v", n, got, want)
 				}

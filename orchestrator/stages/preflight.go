@@ -8,13 +8,10 @@ import (
 	"debug/elf"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/benchrig/benchrig/orchestrator/probe"
 	"github.com/benchrig/benchrig/remote"
 )
 
@@ -42,6 +39,9 @@ for d in "$dev" "$(echo "$dev" | sed 's/p\{0,1\}[0-9]*$//')"; do
 done
 echo "rotational=$rot"
 echo "nofile_hard=$(ulimit -Hn)"
+echo "nofile_start=$(` + raiseNofile + `; ulimit -n)"
+echo "mount=$(df -P "$path" 2>/dev/null | awk 'NR==2 {print $6}')"
+echo "mem_kb=$(awk '$1 == "MemTotal:" {print $2}' /proc/meminfo 2>/dev/null)"
 ` + portRangeScript + `
 if [ "$nofile" -gt 0 ] 2>/dev/null; then
   if (ulimit -n "$nofile") 2>/dev/null; then echo "nofile_ok=1"; else echo "nofile_ok=0"; fi
@@ -85,10 +85,9 @@ func (c *compiler) preflight(st *Stage, w Workload) {
 		if h.HTTPPort > 0 {
 			ports = append(ports, strconv.Itoa(h.HTTPPort))
 		}
+		// A node's open-files limit is judged on nofile_start, the limit
+		// its start step gives cockroach (checkNodeOpenFiles).
 		nofile := 0
-		if p.Flavor == plan.Cockroach {
-			nofile = 15000 // cockroach start warns below 15000 open files
-		}
 		// The clock is read after the checks, on a connection already up,
 		// so the round trip bounds its error tightly.
 		st.add(Step{Host: h.Name, Kind: Exec, What: "preflight", Probe: "preflight", Idempotent: true,
@@ -113,7 +112,10 @@ func (c *compiler) preflight(st *Stage, w Workload) {
 		FioSize: pf.FioSize, FioRuntime: pf.FioRuntime.Std()}
 	if n, ok := w.(needer); ok {
 		st.Check.Needs, st.Check.Conns, st.Check.Dests = c.needsOf(n)
+		st.Check.Nodes = c.nodeNeeds(st.Check.Conns)
+		st.Check.Work = c.workNeeds(st.Check.Needs)
 	}
+	st.Check.Long = c.longSteps()
 	if r, ok := c.f.(refuser); ok {
 		st.Check.Refusals = r.refusals()
 	}
@@ -151,6 +153,13 @@ type Check struct {
 	// opens to one destination ip:port, which the host's local port
 	// range bounds (portrange.go).
 	Dests map[string]DestConns
+	// Nodes are what each database node needs besides connections (open
+	// files, store bytes), Work what each workload host needs besides
+	// them (memory, work-directory bytes), Long the estimates of the
+	// plan's long steps and their waits' timeouts (needs.go).
+	Nodes map[string]NodeNeed
+	Work  map[string]WorkNeed
+	Long  []LongStep
 }
 
 // String says what the check judges, for the dry-run.
@@ -175,61 +184,15 @@ func (c *Check) String() string {
 		}
 		arch = append(arch, a+" "+on)
 	}
-	text := fmt.Sprintf("%s of %d hosts: fails below %s GB free, a clock off by more than %s, a busy port, a too-low open-files limit or more connections to one ip:port than the local port range allows", c.Kind, len(c.Hosts), strconv.FormatFloat(c.MinFreeGB, 'f', -1, 64), plan.FormatDuration(c.MaxClockOffset))
+	text := c.needsTables() + "   " + fmt.Sprintf("%s of %d hosts: fails below %s GB free, a store file system without room for its node's share or not on its store_mount, less memory than the driver's peak, a clock off by more than %s, a busy port, an open-files limit below a step's need or more connections to one ip:port than the local port range allows", c.Kind, len(c.Hosts), strconv.FormatFloat(c.MinFreeGB, 'f', -1, 64), plan.FormatDuration(c.MaxClockOffset))
 	if len(arch) > 0 {
 		text += ", a host unlike its binary (" + strings.Join(arch, "; ") + ")"
 	}
 	text += fmt.Sprintf("; warns below %.0f read IOPS", c.MinReadIOPS)
-	text += c.needsText()
 	for _, h := range c.Hosts {
 		for _, r := range c.Refusals[h] {
 			text += "; fails " + h + ": " + r
 		}
-	}
-	return text
-}
-
-// needsText says what the run steps will need, for the dry-run: the
-// largest open-files need of a workload host and the most connections a
-// node receives.
-func (c *Check) needsText() string {
-	var text string
-	host, need := "", HostNeed{}
-	for _, h := range c.Hosts {
-		n, ok := c.Needs[h]
-		if !ok {
-			continue
-		}
-		if n.Err != "" {
-			return text + "; the run step is refused on " + h + ": " + n.Err
-		}
-		if host == "" || n.OpenFiles > need.OpenFiles {
-			host, need = h, n
-		}
-	}
-	if host != "" {
-		text += fmt.Sprintf("; the run needs %d open files on %s (%s)", need.OpenFiles, host, nConns(need.Conns))
-		if need.Ulimit > 0 {
-			text += fmt.Sprintf(", tpcc.ulimit %d", need.Ulimit)
-		}
-	}
-	node, nc := "", NodeConns{}
-	for _, h := range c.Hosts {
-		if n, ok := c.Conns[h]; ok && (node == "" || n.Conns > nc.Conns) {
-			node, nc = h, n
-		}
-	}
-	if node != "" {
-		text += fmt.Sprintf(" and sends %s to %s (limit: %s)", nConns(nc.Conns), node, nc.Limit)
-	}
-	dh, d := "", DestConns{}
-	for _, h := range c.Hosts {
-		if x, ok := c.Dests[h]; ok && (dh == "" || x.Conns > d.Conns) {
-			dh, d = h, x
-		}
-	}
-	if dh != "" {
-		text += fmt.Sprintf("; at most %s from one host to one ip:port (%s's %s step, to %s), against each host's net.ipv4.ip_local_port_range", nConns(d.Conns), dh, d.Step, d.Dest)
 	}
 	return text
 }
@@ -306,192 +269,6 @@ type ProbeResult struct {
 	Probe          string // the step's Probe
 	Sent, Received time.Time
 	Stdout         string
-}
-
-// hostCheck is one host's preflight findings.
-type hostCheck struct {
-	host, arch, disk, nofile, conns, clock, ports, fio string
-	failures, warnings                                 []string
-}
-
-// judgePreflight turns every host's report into one table; any failure
-// stops the run.
-func judgePreflight(pf *Check, results []ProbeResult) (string, string, error) {
-	wantArch := pf.Arch
-	answered := false
-	for _, r := range results {
-		answered = answered || strings.TrimSpace(r.Stdout) != ""
-	}
-	if !answered {
-		// Only the Recorder answers nothing at all (the script always
-		// prints): there is nothing to judge in a dry run.
-		text := "   preflight: the checks are judged on the hosts' answers; a dry run has none\n"
-		return text, text, nil
-	}
-	sort.SliceStable(results, func(i, j int) bool {
-		return hostIndex(pf.Hosts, results[i].Host) < hostIndex(pf.Hosts, results[j].Host)
-	})
-	clocks := map[string]ProbeResult{}
-	for _, r := range results {
-		if r.Probe == "clock" {
-			clocks[r.Host] = r
-		}
-	}
-	var checks []hostCheck
-	failed := 0
-	for _, r := range results {
-		if r.Probe != "preflight" {
-			continue
-		}
-		kv := probe.ParseKV(r.Stdout)
-		c := hostCheck{host: r.Host}
-		// Architecture.
-		c.arch = kv["os"] + "/" + unameArch(kv["arch"])
-		if want := wantArch[r.Host]; want != "" && unameArch(kv["arch"]) != want {
-			c.failures = append(c.failures, fmt.Sprintf("binary is %s, host is %s", want, unameArch(kv["arch"])))
-		}
-		if kv["os"] != "" && kv["os"] != "Linux" {
-			c.failures = append(c.failures, "not Linux")
-		}
-		// Disk.
-		freeKB, _ := strconv.ParseFloat(kv["free_kb"], 64)
-		freeGB := freeKB / (1 << 20)
-		c.disk = fmt.Sprintf("%.1f GB free (%s)", freeGB, kv["fstype"])
-		if kv["writable"] == "0" {
-			// A directory that exists but is read-only (or owned by
-			// another user) fails initdb or cockroach start much later.
-			c.failures = append(c.failures, "cannot create files in the store path "+kv["path"])
-		}
-		if freeGB < pf.MinFreeGB {
-			c.failures = append(c.failures, fmt.Sprintf("%.1f GB free at %s, need %.1f", freeGB, kv["path"], pf.MinFreeGB))
-		}
-		switch fs := kv["fstype"]; {
-		case strings.Contains(fs, "nfs"), strings.Contains(fs, "cifs"), strings.Contains(fs, "smb"), strings.Contains(fs, "fuse"):
-			c.warnings = append(c.warnings, "store on a network file system ("+fs+")")
-		}
-		// The disk matters where data lives: hosts that skip the disk
-		// benchmark (workload hosts) are not judged on it.
-		rotational := kv["rotational"] == "1" && kv["fio"] != "skipped"
-		// Open files and connections.
-		c.nofile = kv["nofile_hard"]
-		if kv["nofile_ok"] == "0" {
-			c.failures = append(c.failures, fmt.Sprintf("cannot raise the open-files limit as planned (hard limit %s)", kv["nofile_hard"]))
-			c.nofile += " (too low)"
-		}
-		if need, ok := pf.Needs[r.Host]; ok {
-			var failure string
-			c.nofile, c.conns, failure = judgeOpenFiles(need, kv)
-			if failure != "" {
-				c.failures = append(c.failures, failure)
-			}
-		}
-		if d, ok := pf.Dests[r.Host]; ok && d.Conns > 0 {
-			cell, failure := judgeDest(d, kv)
-			c.conns = strings.TrimPrefix(c.conns+", "+cell, ", ")
-			if failure != "" {
-				c.failures = append(c.failures, failure)
-			}
-		}
-		if nc, ok := pf.Conns[r.Host]; ok {
-			var failure string
-			c.conns, failure = judgeConns(nc)
-			if failure != "" {
-				c.failures = append(c.failures, failure)
-			}
-		}
-		// What the host's server would refuse at its start.
-		c.failures = append(c.failures, pf.Refusals[r.Host]...)
-		// Clock.
-		cr := clocks[r.Host]
-		if secs, err := probe.ParseClock(r.Host, cr.Stdout); err == nil {
-			ch := probe.NewClockHost(r.Host, cr.Sent, cr.Received, secs)
-			c.clock = fmt.Sprintf("%+.1f ms ±%.1f", ch.OffsetMs, ch.RTTMs/2)
-			limit := float64(pf.MaxClockOffset) / float64(time.Millisecond)
-			if math.Abs(ch.OffsetMs) > limit+ch.RTTMs/2 {
-				c.failures = append(c.failures, fmt.Sprintf("clock %s off this machine's (limit %s)", time.Duration(ch.OffsetMs*float64(time.Millisecond)).Round(time.Millisecond), plan.FormatDuration(pf.MaxClockOffset)))
-			}
-		}
-		// Ports.
-		var ports []string
-		for k, v := range kv {
-			if port, ok := strings.CutPrefix(k, "port_"); ok {
-				ports = append(ports, port+" "+v)
-				if v == "busy" {
-					c.failures = append(c.failures, "port "+port+" is already in use")
-				}
-			}
-		}
-		sort.Strings(ports)
-		c.ports = strings.Join(ports, ", ")
-		// Disk benchmark: the table shows the result file's figures.
-		slow := false
-		fio, err := probe.FioFromKV(r.Host, kv["path"], pf.FioSize, pf.FioRuntime, kv)
-		switch {
-		case err != nil:
-			c.fio = "-"
-			c.warnings = append(c.warnings, err.Error())
-		case fio.Status == "absent":
-			c.fio = "fio not installed"
-		case fio.Status == "measured":
-			c.fio = fmt.Sprintf("read %.0f IOPS %.1f MiB/s, write %.0f IOPS %.1f MiB/s", fio.ReadIOPS, fio.ReadKiBps/1024, fio.WriteIOPS, fio.WriteKiBps/1024)
-			if fio.ReadIOPS < pf.MinReadIOPS {
-				slow = true
-				c.warnings = append(c.warnings, fmt.Sprintf("disk reads %.0f IOPS under 4k random 75/25: network-attached or HDD-class storage", fio.ReadIOPS))
-			}
-			// Virtual disks often call themselves rotational; a measured
-			// disk is judged by what it did.
-			rotational = rotational && slow
-		default:
-			c.fio = "-"
-		}
-		if rotational {
-			c.warnings = append(c.warnings, "the kernel reports a rotational disk (HDD)")
-		}
-		if len(c.failures) > 0 {
-			failed++
-		}
-		checks = append(checks, c)
-	}
-	var b, brief strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	btw := tabwriter.NewWriter(&brief, 0, 0, 2, ' ', 0)
-	const header = "HOST\tOS/ARCH\tDISK\tNOFILE\tCONNS\tCLOCK\tPORTS\tDISK BENCHMARK (fio 4k randrw 75/25)\tVERDICT"
-	fmt.Fprintln(tw, header)
-	warned, shown := 0, 0
-	for _, c := range checks {
-		verdict := "ok"
-		switch {
-		case len(c.failures) > 0:
-			verdict = "FAIL: " + strings.Join(c.failures, "; ")
-		case len(c.warnings) > 0:
-			verdict = "warn: " + strings.Join(c.warnings, "; ")
-			warned++
-		}
-		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.host, c.arch, c.disk, c.nofile, dash(c.conns), c.clock, dash(c.ports), c.fio, verdict)
-		fmt.Fprint(tw, row)
-		if verdict != "ok" {
-			if shown++; shown == 1 {
-				fmt.Fprintln(btw, header)
-			}
-			fmt.Fprint(btw, row)
-		}
-	}
-	tw.Flush()
-	btw.Flush()
-	b.WriteString(pf.limitsNote())
-	fmt.Fprintf(&brief, "   preflight: %d of %d hosts ok", len(checks)-failed-warned, len(checks))
-	if warned > 0 {
-		fmt.Fprintf(&brief, ", %d with warnings", warned)
-	}
-	if failed > 0 {
-		fmt.Fprintf(&brief, ", %d failed", failed)
-	}
-	brief.WriteString(" (every host's row: output.log)\n")
-	brief.WriteString(pf.limitsNote())
-	if failed > 0 {
-		return b.String(), brief.String(), &PreflightError{Failed: failed, Hosts: len(checks)}
-	}
-	return b.String(), brief.String(), nil
 }
 
 // PreflightError says the preflight checks failed on some hosts; the

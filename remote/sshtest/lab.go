@@ -42,6 +42,7 @@ type options struct {
 	extra       []string
 	firstIP     int
 	proxies     bool
+	nofile      uint64
 }
 
 // WithMaxSessions sets sshd's MaxSessions (default: sshd's own, 10).
@@ -66,6 +67,11 @@ func WithFirstIP(octet int) Option { return func(o *options) { o.firstIP = octet
 // (Lab.Proxy). The sshd behind keeps its own port across Restart.
 func WithProxies() Option { return func(o *options) { o.proxies = true } }
 
+// WithNofile starts every sshd with its open-files limit (soft and hard)
+// at n, as a host whose limits.conf says so: every login inherits it
+// (preflight's tests of a node whose limit is too low).
+func WithNofile(n uint64) Option { return func(o *options) { o.nofile = n } }
+
 // Lab is a set of running sshd servers, one per fake host.
 type Lab struct {
 	dir        string
@@ -75,6 +81,7 @@ type Lab struct {
 	identity   string
 	knownHosts string
 	hosts      []*host
+	nofile     uint64 // WithNofile; 0: inherited
 }
 
 type host struct {
@@ -112,7 +119,7 @@ func Start(dir string, n int, opts ...Option) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lab{dir: dir, uid: os.Getuid(), gid: os.Getgid()}
+	l := &Lab{dir: dir, uid: os.Getuid(), gid: os.Getgid(), nofile: o.nofile}
 	if err := l.setUser(); err != nil {
 		return nil, err
 	}
@@ -380,6 +387,11 @@ func (l *Lab) start(h *host) error {
 	defer h.mu.Unlock()
 	logPath := filepath.Join(h.dir, "sshd.log")
 	cmd := exec.Command(SSHD, "-D", "-f", filepath.Join(h.dir, "sshd_config"), "-E", logPath)
+	if l.nofile > 0 {
+		// The shell lowers its own limit (no privilege needed) and
+		// becomes sshd, whose logins inherit it.
+		cmd = exec.Command("/bin/sh", append([]string{"-c", `ulimit -n "$0" && exec "$@"`, strconv.FormatUint(l.nofile, 10)}, cmd.Args...)...)
+	}
 	cmd.Dir = h.dir
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "LANG=C"}
 	// Pdeathsig: a lab whose owner dies (a killed `make demo`, a test
@@ -396,6 +408,7 @@ func (l *Lab) start(h *host) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("sshtest: %s: start sshd: %w", h.name, err)
 	}
+
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	h.cmd, h.done = cmd, done
