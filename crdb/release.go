@@ -78,8 +78,23 @@ type Release struct {
 	// every active warehouse.
 	URLPerAffinity bool
 
-	// Stop is how a node is stopped (for a binary swap and at teardown).
+	// Stop is how one node is stopped while the rest of the cluster
+	// serves (the rolling binary swap).
 	Stop Stop
+	// ClusterStopGrace is how long, in seconds, a node has to exit after
+	// SIGTERM when the whole cluster is stopped (teardown) before it is
+	// killed. The release's documentation stops a test cluster by
+	// stopping every node in turn without waiting between them (v20.1:
+	// `cockroach quit` each node, start-a-local-cluster.md Step 7 and
+	// the TPC-C 10-warehouse page's Clean up; v25.4: `kill -TERM` each
+	// node, performance-benchmarking-with-tpcc-local.md Step 5 and
+	// start-a-local-cluster.md Step 7), and says the nodes left once a
+	// majority of replicas is gone take "about a minute" and are then
+	// forced to stop. A node drain (Stop) would instead wait out
+	// --drain-wait (10 minutes) on every node after quorum is lost.
+	//
+	// fidelity:v25.4/49
+	ClusterStopGrace int
 	// LogConfig: `cockroach start` takes its logging as YAML in --log
 	// (v21.1+); before, a node logs to its store's logs directory.
 	LogConfig bool
@@ -191,6 +206,7 @@ var changes = []change{
 		r.ItemReplicaPrefix = "replicated_idx_"
 		r.NodeCountQuery = `SELECT count(node_id) FROM "".crdb_internal.gossip_liveness`
 		r.Stop = StopQuit
+		r.ClusterStopGrace = 60
 		r.Licence = LicenceForPartitioning
 		r.HistogramSuffix = ".histogram.ndjson"
 		r.WorkloadRunFlags = workloadRunFlags201

@@ -20,8 +20,6 @@ type nodeRelease interface {
 	// stop is the step that stops node h (a running one; a stopped one
 	// is left alone, so a resumed swap repeats nothing).
 	stop(f cockroachFlavor, h plan.Host) Step
-	// teardown is the step that stops node h for good.
-	teardown(f cockroachFlavor, h plan.Host) Step
 	// internals are the statements a session runs before it reads
 	// crdb_internal (the replication wait).
 	internals() []string
@@ -50,13 +48,6 @@ func (quitRelease) logFlags(plan.Host) []string { return nil }
 func (quitRelease) stop(f cockroachFlavor, h plan.Host) Step {
 	return Step{Host: h.Name, Kind: Exec, What: "stop node", Idempotent: true, // crdbStopScript: a stopped node is fine
 		Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbStopScript, "sh", h.Dir + "/cockroach.pid", f.bin(), "quit", "--insecure", "--host=" + hostPort(h)}}}
-}
-
-// teardown signals the node (SIGTERM, SIGKILL after teardownGrace):
-// `cockroach quit` would wait for a drain teardown does not need.
-func (quitRelease) teardown(_ cockroachFlavor, h plan.Host) Step {
-	return Step{Host: h.Name, Kind: Exec, What: "stop node", Idempotent: true, // pidStopScript: a stopped node is fine
-		Cmd: remote.Cmd{Args: []string{"sh", "-c", pidStopScript, "sh", h.Dir + "/cockroach.pid", teardownGrace}}}
 }
 
 func (quitRelease) internals() []string { return nil }
@@ -98,9 +89,6 @@ func (r drainRelease) stop(f cockroachFlavor, h plan.Host) Step {
 	// safe to repeat after a dropped connection.
 	return Step{Host: h.Name, Kind: Exec, What: "drain and stop node", Idempotent: true, Cmd: remote.Cmd{Args: args}}
 }
-
-// teardown drains too: the documented shutdown of a v20.2+ node.
-func (r drainRelease) teardown(f cockroachFlavor, h plan.Host) Step { return r.stop(f, h) }
 
 // fidelity:v25.4/23
 func (r drainRelease) internals() []string { return r.rel.BeforeInternals() }
