@@ -56,6 +56,9 @@ func TestWorkloadExtraFlags(t *testing.T) {
 		version, flags, want string
 	}{
 		{"v25.4", `[--tolerate-errors, --histograms-max-latency=30s, --histogram-export-format=json]`, ""},
+		// connection.go's flags the documentation does not list.
+		{"v25.4", `[--isolation-level=read_committed, --warmup-conns=100, --conn-vars=statement_timeout=0]`, ""},
+		{"v20.1.17", `[--isolation-level=read_committed]`, "--isolation-level is not a flag of CockroachDB v20.1.17's"},
 		{"v20.1.17", `[--tolerate-errors, --max-rate=100]`, ""},
 		{"v20.1.17", `[--histogram-export-format=json]`, "--histogram-export-format is not a flag of CockroachDB v20.1.17's `workload run tpcc`"},
 		{"v25.4", `[--bogus]`, "tpcc.extra_flags[0]: --bogus is not a flag of CockroachDB v25.4's"},
