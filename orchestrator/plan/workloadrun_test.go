@@ -80,3 +80,30 @@ func TestWorkloadExtraFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestGateways: tpcc.gateways names how many nodes the run connects to
+// (the Local pages' one URL): 1 to the node count, cockroach only, never
+// with partitions.
+func TestGateways(t *testing.T) {
+	for _, tt := range []struct {
+		flavor, more, want string
+	}{
+		{Cockroach, "  gateways: 1\n", ""},
+		{Cockroach, "  gateways: 3\n", ""},
+		{Cockroach, "  gateways: 4\n", "tpcc.gateways: 4 of 3 nodes"},
+		{Cockroach, "  gateways: -1\n", "tpcc.gateways: -1 of 3 nodes"},
+		{Cockroach, "  gateways: 1\n  partitions: 3\n", "with partitions each workload host lists"},
+		{Postgres, "  gateways: 1\n", "the cockroach flavor's"},
+	} {
+		_, err := ParsePlan("/plans/t.yaml", []byte(planText(tt.flavor, "tpcc:\n", "tpcc:\n"+tt.more)))
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tt.more, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s %q: err %v, want %q", tt.flavor, tt.more, err, tt.want)
+		}
+	}
+}
