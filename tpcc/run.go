@@ -92,6 +92,7 @@ type RunConfig struct {
 	QueryExecMode        pgx.QueryExecMode // --method (0: prepare)
 	Scatter              bool              // --scatter: ALTER TABLE ... SCATTER before the run (Cockroach.ScatterStatements)
 	DataSeed             uint64            // --seed: the data generator's seed (0: 1, workload's); gives C-Load without benchrig_meta, must match it with
+	Imported             bool              // --imported: the data was IMPORTed from workload:// sources (C_LAST's C-Load 0 without benchrig_meta)
 	HistogramsMaxLatency time.Duration     // --histograms-max-latency (0: 100s)
 	limit                *opLimiter
 
@@ -432,7 +433,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return nil, err
 	}
 	defer closePools(pools)
-	dialect, meta, err := probe(ctx, pools[0], cfg.DataSeed)
+	dialect, meta, stored, err := probe(ctx, pools[0], cfg.DataSeed)
 	if err != nil {
 		return nil, fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 	}
@@ -468,7 +469,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if meta.Partitions > 1 && cfg.Partitions != meta.Partitions {
 		return nil, fmt.Errorf("tpcc run: --partitions %d, but the database is partitioned %d ways", cfg.Partitions, meta.Partitions)
 	}
-	load := meta.Load
+	load := dataConstants(meta, stored, cfg.Imported)
 	iso := cfg.Isolation
 	if iso == "" {
 		iso = pgx.RepeatableRead // PostgreSQL: snapshot + FOR UPDATE; conflicts surface as 40001 and are retried
@@ -1021,19 +1022,35 @@ func noWaitHome(k, nW int) int { return (k%nW)*10 + (k/nW)%10 }
 
 // probe detects the dialect and reads the load's metadata (C-Load), from
 // benchrig_meta or, without it, from the data and the data seed.
-func probe(ctx context.Context, pool *pgxpool.Pool, dataSeed uint64) (Dialect, Meta, error) {
+func probe(ctx context.Context, pool *pgxpool.Pool, dataSeed uint64) (Dialect, Meta, bool, error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
-		return 0, Meta{}, err
+		return 0, Meta{}, false, err
 	}
 	defer conn.Release()
 	d, err := DetectDialect(ctx, conn.Conn())
 	if err != nil {
-		return 0, Meta{}, err
+		return 0, Meta{}, false, err
 	}
-	m, _, err := DatabaseMeta(ctx, conn, dataSeed)
+	m, stored, err := DatabaseMeta(ctx, conn, dataSeed)
 	if err != nil {
-		return 0, Meta{}, err
+		return 0, Meta{}, false, err
 	}
-	return d, m, nil
+	return d, m, stored, nil
+}
+
+// dataConstants are the constants the data was generated with, as the
+// console and the result name them (C-Load): benchrig_meta's when stored;
+// without it the seed's (workload init), except C_LAST's C for data
+// IMPORTed from workload:// sources, which the nodes generate with C = 0
+// (DataCLoad), as the report says. The run's own C-Run still follows
+// meta (the seed's, as workload's run draws it).
+//
+// fidelity:v20.1/D29
+func dataConstants(m Meta, stored, imported bool) Constants {
+	c := m.Load
+	if !stored && imported {
+		c.CLast = DataCLoad(LoaderNodes, m.Seed)
+	}
+	return c
 }
