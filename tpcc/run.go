@@ -85,16 +85,21 @@ type RunConfig struct {
 	Isolation            pgx.TxIsoLevel
 
 	// CockroachDB workload's run flags (workloadflags.go).
-	URLPerAffinity       bool              // the release's URL mapping and worker count (crdb.Release.URLPerAffinity; false: v20.1's)
-	Mix                  *Mix              // --mix (nil: the spec's deck)
-	MaxRate              float64           // --max-rate: transactions/s over this host (0: unlimited)
-	MaxOps               uint64            // --max-ops: end the run after this many (0: unlimited)
-	QueryExecMode        pgx.QueryExecMode // --method (0: prepare)
-	Scatter              bool              // --scatter: ALTER TABLE ... SCATTER before the run (Cockroach.ScatterStatements)
-	DataSeed             uint64            // --seed: the data generator's seed (0: 1, workload's); gives C-Load without benchrig_meta, must match it with
-	Imported             bool              // --imported: the data was IMPORTed from workload:// sources (C_LAST's C-Load 0 without benchrig_meta)
-	HistogramsMaxLatency time.Duration     // --histograms-max-latency (0: 100s)
-	limit                *opLimiter
+	URLPerAffinity bool // the release's URL mapping and worker count (crdb.Release.URLPerAffinity; false: v20.1's)
+	// EmptyDistrictDeliveryFails: the workload profile's Delivery fails
+	// on a district without an undelivered order, as the release's
+	// workload does (crdb.Release.DeliveryEmptyDistrictFails; false:
+	// the district is skipped, clause 2.7.4.2).
+	EmptyDistrictDeliveryFails bool
+	Mix                        *Mix              // --mix (nil: the spec's deck)
+	MaxRate                    float64           // --max-rate: transactions/s over this host (0: unlimited)
+	MaxOps                     uint64            // --max-ops: end the run after this many (0: unlimited)
+	QueryExecMode              pgx.QueryExecMode // --method (0: prepare)
+	Scatter                    bool              // --scatter: ALTER TABLE ... SCATTER before the run (Cockroach.ScatterStatements)
+	DataSeed                   uint64            // --seed: the data generator's seed (0: 1, workload's); gives C-Load without benchrig_meta, must match it with
+	Imported                   bool              // --imported: the data was IMPORTed from workload:// sources (C_LAST's C-Load 0 without benchrig_meta)
+	HistogramsMaxLatency       time.Duration     // --histograms-max-latency (0: 100s)
+	limit                      *opLimiter
 
 	// Profile is the load profile's name ("": the dialect's default,
 	// workload's on CockroachDB, pipelined on PostgreSQL), which

@@ -167,6 +167,8 @@ func (a RunArgs) Config(out io.Writer) (tpcc.RunConfig, RunOutputs, error) {
 		}
 		cfg.URLPerAffinity = fx.Build.Release().URLPerAffinity
 	}
+	// Without a version, the baseline's (v20.1's) behaviour.
+	cfg.EmptyDistrictDeliveryFails = fx.Build.Release().DeliveryEmptyDistrictFails
 	if a.StartAt != "" {
 		if cfg.StartAt, err = time.Parse(time.RFC3339Nano, a.StartAt); err != nil {
 			return bad(fmt.Errorf("--start-at: %w", err))
