@@ -255,12 +255,8 @@ func TestWorkloadProfileOnPostgres(t *testing.T) {
 			}
 		}
 		// The profile's own count (TestWorkloadRoundTripsOnPostgres
-		// measures the wire): New-Order 9 statements, the item and stock
-		// SELECTs 2 round trips each, + 4 = 15 (a 1% rollback: 3
-		// statements and the item SELECT's 2, then ROLLBACK: 8); Payment
-		// 8, or 9 by last name; Order-Status 7; Delivery 10 × 2 + 5 + 4 =
-		// 29 while every district has an undelivered order; Stock-Level 6.
-		want := map[tpcc.TxnType][]int64{tpcc.NewOrderTxn: {15, 8}, tpcc.PaymentTxn: {8, 9}, tpcc.OrderStatusTxn: {7}, tpcc.DeliveryTxn: {29}, tpcc.StockLevelTxn: {6}}
+		// measures the wire): wlRoundTrips.
+		want := wlRoundTrips
 		for ty, ns := range seen {
 			for n := range ns {
 				if !slices.Contains(want[ty], n) {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +69,7 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 	w := rrWorker(t, p, dbURL, 11, 1)
 	db := tpcc.PgxPool{Pool: pools[0]}
 
-	want := map[tpcc.TxnType][]int64{tpcc.NewOrderTxn: {15, 8}, tpcc.PaymentTxn: {8, 9}, tpcc.OrderStatusTxn: {7}, tpcc.DeliveryTxn: {29}, tpcc.StockLevelTxn: {6}}
+	want := wlRoundTrips
 	seen := map[tpcc.TxnType]map[int64]int{}
 	run := func(ty tpcc.TxnType) {
 		t.Helper()
@@ -321,6 +324,59 @@ func TestDeliveryEmptyDistrict(t *testing.T) {
 		_, err := p.exec(ctx, w, db, tpcc.DeliveryTxn, tpcc.Home{W: 0, D: 1})
 		if fails != (err != nil) || fails && !errors.Is(err, pgx.ErrNoRows) {
 			t.Errorf("empty district fails Delivery: %v; error %v", fails, err)
+		}
+	}
+}
+
+// TestRowsStateRoundTrips: the rows of docs/fidelity/v20.1.md that state
+// a transaction's round trips state this profile's (wlRoundTrips, which
+// the wire test measures), every one of them and no other number, so a
+// changed count fails the table.
+func TestRowsStateRoundTrips(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/fidelity/v20.1.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]int64{
+		"D6":  wlRoundTrips[tpcc.NewOrderTxn][1:], // the rollback
+		"D8":  wlRoundTrips[tpcc.NewOrderTxn][:1],
+		"D12": wlRoundTrips[tpcc.PaymentTxn],
+		"D14": wlRoundTrips[tpcc.OrderStatusTxn],
+		"D15": wlRoundTrips[tpcc.DeliveryTxn],
+		"D16": wlRoundTrips[tpcc.StockLevelTxn],
+	}
+	stated := regexp.MustCompile(`\b(\d+)(?: or (\d+))? round trips\b|round_trips` + "`" + ` \(([0-9 and]+)\)`)
+	found := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		cols := strings.Split(line, "|")
+		if len(cols) < 3 {
+			continue
+		}
+		id := strings.TrimSpace(cols[1])
+		want, ok := rows[id]
+		if !ok {
+			continue
+		}
+		found[id] = true
+		var got []int64
+		for _, m := range stated.FindAllStringSubmatch(line, -1) {
+			for _, g := range m[1:] {
+				for _, f := range strings.Fields(strings.ReplaceAll(g, "and", " ")) {
+					n, _ := strconv.ParseInt(f, 10, 64)
+					got = append(got, n)
+				}
+			}
+		}
+		slices.Sort(got)
+		got = slices.Compact(got)
+		w := slices.Sorted(slices.Values(want))
+		if !slices.Equal(got, w) {
+			t.Errorf("row %s states %v round trips; the profile sends %v (wlRoundTrips)", id, got, w)
+		}
+	}
+	for id := range rows {
+		if !found[id] {
+			t.Errorf("no row %s in docs/fidelity/v20.1.md", id)
 		}
 	}
 }

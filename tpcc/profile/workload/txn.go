@@ -38,6 +38,24 @@ import (
 //   - Delivery with no undelivered order in any district sends no
 //     `IN ()` statements (an empty IN list is CockroachDB syntax).
 
+// wlRoundTrips are the round trips of each of workload's transactions
+// (without retries), as this profile sends them and as the tests count
+// them on the wire: New-Order 9 statements, the item and stock SELECTs 2
+// round trips each, + BEGIN, SAVEPOINT, RELEASE and COMMIT = 15 (the 1%
+// rollback: 3 statements and the item SELECT's 2, BEGIN, SAVEPOINT,
+// ROLLBACK = 8); Payment 8, or 9 by last name; Order-Status 7; Delivery
+// 10 × 2 + 5 + 4 = 29 while every district has an undelivered order;
+// Stock-Level 6. The rows of docs/fidelity/v20.1.md that state them are
+// checked against this table (TestRowsStateRoundTrips), so a changed
+// count fails the table too.
+var wlRoundTrips = map[tpcc.TxnType][]int64{
+	tpcc.NewOrderTxn:    {15, 8},
+	tpcc.PaymentTxn:     {8, 9},
+	tpcc.OrderStatusTxn: {7},
+	tpcc.DeliveryTxn:    {29},
+	tpcc.StockLevelTxn:  {6},
+}
+
 // wlSavepoint is workload's savepoint (cockroach-go's crdb.ExecuteInTx):
 // on CockroachDB, ROLLBACK TO it restarts the transaction keeping its
 // identity and priority, so a retried transaction does not starve.
