@@ -30,9 +30,10 @@ import (
 // statement that parses there, and a golden pins both
 // (testdata/wl_statements.*.golden):
 //   - Payment's `$1:::float` type assertions become `$1::float8` casts;
-//   - New-Order's stock UPDATE has no `ELSE crdb_internal.force_error(..)`
-//     (a CASE without ELSE yields NULL, which s_quantity's NOT NULL
-//     rejects: the same guard);
+//   - New-Order's stock UPDATE has no `ELSE crdb_internal.force_error(..)`:
+//     every CASE names each row the WHERE selects, so the ELSE is never
+//     reached (s_quantity is nullable: were it reached, PostgreSQL would
+//     write a NULL, not fail);
 //   - Stock-Level's derived table gets the alias PostgreSQL before 16
 //     requires;
 //   - Delivery with no undelivered order in any district sends no
