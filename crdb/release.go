@@ -294,7 +294,7 @@ func (r Release) BeforeInternals() []string {
 // settle criterion (ReplicationSettledSQL: with the lease queue from
 // v24.1).
 //
-// fidelity:v25.4/43
+// fidelity:v25.4/43 fidelity:v20.1/S72 fidelity:v25.4/22 fidelity:v25.4/23
 func (r Release) SettleStatements(replicas int) []string {
 	q := []string{"queue.replicate.pending"}
 	if r.LeaseQueue {
@@ -317,7 +317,8 @@ func (r Release) RetiredSetting(name string) (removedIn Version, gone bool) {
 // crdb_internal.ranges asks every range's leaseholder for its lease (one
 // RPC per range: minutes on the 100k recipe's ranges).
 //
-// fidelity:v20.1/S72 fidelity:v25.4/22
+// (The rows cite Release.SettleStatements, which the stages call; this
+// is v20.1's statement alone, for callers without a release.)
 func ReplicationSettledSQL(replicas int) string {
 	return settledSQL(replicas, []string{"queue.replicate.pending"})
 }

@@ -193,3 +193,74 @@ func scanYAML(path, rel string) ([]Tag, []error) {
 	}
 	return tags, errs
 }
+
+// Uses are the names that the non-test Go files under root refer to (an
+// identifier that is not the name of the declaration it stands in),
+// skipping testdata and dot-directories: a row's code must be among
+// them, or only tests reach it and the row describes nothing benchrig
+// does. Names are compared without types (a method's name used on any
+// value counts), which can only let a row pass, never fail one wrongly.
+func Uses(root string) (map[string]bool, []error) {
+	uses := map[string]bool{}
+	var errs []error
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		declared := map[*ast.Ident]bool{}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				declared[d.Name] = true
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						declared[s.Name] = true
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							declared[n] = true
+						}
+					}
+				}
+			}
+		}
+		// Fields (struct fields, interface methods, parameters) declare
+		// their names too: an interface listing a method does not use it.
+		ast.Inspect(f, func(n ast.Node) bool {
+			if fl, ok := n.(*ast.Field); ok {
+				for _, id := range fl.Names {
+					declared[id] = true
+				}
+			}
+			return true
+		})
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && !declared[id] {
+				uses[id.Name] = true
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return uses, errs
+}

@@ -150,7 +150,8 @@ func TestNodeRelease(t *testing.T) {
 			if got := strings.Join(r.logFlags(h), " "); got != tt.log {
 				t.Errorf("log flags: %q, want %q", got, tt.log)
 			}
-			if got := strings.Join(r.internals(), ";"); got != tt.pre {
+			rel, _ := p.Release()
+			if got := strings.Join(rel.BeforeInternals(), ";"); got != tt.pre {
 				t.Errorf("internals: %q, want %q", got, tt.pre)
 			}
 		})
