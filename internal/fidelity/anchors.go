@@ -264,3 +264,89 @@ func Uses(root string) (map[string]bool, []error) {
 	}
 	return uses, errs
 }
+
+// commitRef is a commit a comment cites a source at: "@ <hash>", "at
+// <hash>" or "cockroachdb/<repo> <hash>", the hash 7 to 40 hex digits.
+var commitRef = regexp.MustCompile(`(?:@|\bat|\bcockroachdb/(?:docs|cockroach))\s+([0-9a-f]{7,40})\b`)
+
+// CommentCite is a commit cited in a comment of a Go or YAML file.
+type CommentCite struct {
+	File   string
+	Line   int
+	Commit string
+}
+
+// CommentCites finds the commits the comments of the repository's Go
+// (test files excepted) and YAML files cite, so that each can be held to
+// the commits the fidelity tables list: a plan's or a preset's source
+// is checked like a row's.
+func CommentCites(root string) ([]CommentCite, []error) {
+	var out []CommentCite
+	var errs []error
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		add := func(line int, text string) {
+			for _, m := range commitRef.FindAllStringSubmatch(text, -1) {
+				out = append(out, CommentCite{File: rel, Line: line, Commit: m[1]})
+			}
+		}
+		switch {
+		case strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
+			f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+			if err != nil {
+				errs = append(errs, err)
+				return nil
+			}
+			for _, cg := range f.Comments {
+				add(fset.Position(cg.Pos()).Line, strings.Join(strings.Fields(cg.Text()), " "))
+			}
+		case strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml"):
+			src, err := os.ReadFile(path)
+			if err != nil {
+				errs = append(errs, err)
+				return nil
+			}
+			// A comment block is read as one text: a citation may wrap.
+			var block []string
+			start := 0
+			flush := func() {
+				if len(block) > 0 {
+					add(start, strings.Join(block, " "))
+				}
+				block = nil
+			}
+			for i, line := range strings.Split(string(src), "\n") {
+				_, c, ok := strings.Cut(line, "#")
+				if !ok {
+					flush()
+					continue
+				}
+				if block == nil {
+					start = i + 1
+				}
+				block = append(block, strings.TrimSpace(c))
+			}
+			flush()
+		}
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return out, errs
+}

@@ -42,6 +42,17 @@ func Check(root string) []error {
 	errs = append(errs, e...)
 	uses, e := Uses(root)
 	errs = append(errs, e...)
+	cites, e := CommentCites(root)
+	errs = append(errs, e...)
+	var listed []string
+	for _, d := range docs {
+		listed = append(listed, d.Commits...)
+	}
+	for _, c := range cites {
+		if !slices.ContainsFunc(listed, func(full string) bool { return strings.HasPrefix(full, c.Commit) }) {
+			errs = append(errs, fmt.Errorf("%s:%d: cites a source at %s, a commit no docs/fidelity Sources table lists (cite one that is, or list it)", c.File, c.Line, c.Commit))
+		}
+	}
 
 	byRow := map[string][]Tag{}
 	for _, t := range tags {
