@@ -90,6 +90,15 @@ type Release struct {
 	// fidelity:v20.1/D15
 	DeliveryEmptyDistrictFails bool
 
+	// WorkloadPoolPingsIdle: workload's connection pools are pgxpool v5,
+	// whose Acquire pings a connection idle for more than a second (one
+	// more round trip before such a transaction: most of a wait-mode
+	// run's); v20.1's pgx v3 pool does not (docs/fidelity/v25.4.md, "the
+	// embedded driver's round trips on v25.x"). Set from v25.1, the
+	// releases whose sources were read; the release that moved workload
+	// to pgx v5 was not pinned down.
+	WorkloadPoolPingsIdle bool
+
 	// Stop is how one node is stopped while the rest of the cluster
 	// serves (the rolling binary swap).
 	Stop Stop
@@ -257,8 +266,9 @@ var changes = []change{
 			r.Licence = LicenceOptional
 			r.HistogramSuffix, r.HistogramJSONOnly = ".histogram.json", true
 		}},
-	{Build{Version{25, 1}, 0}, "PR #134796: URL j serves affinity[j]; generator flags of current.go (docs/fidelity/v25.4.md)", func(r *Release) {
+	{Build{Version{25, 1}, 0}, "PR #134796: URL j serves affinity[j]; generator flags of current.go; pgxpool v5 pings idle connections (docs/fidelity/v25.4.md)", func(r *Release) {
 		r.URLPerAffinity = true
+		r.WorkloadPoolPingsIdle = true
 		r.SourceFlags = currentSourceFlags()
 		r.WorkloadRunFlags = workloadRunFlagsCurrent
 	}},

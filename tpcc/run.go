@@ -91,15 +91,20 @@ type RunConfig struct {
 	// workload does (crdb.Release.DeliveryEmptyDistrictFails; false:
 	// the district is skipped, clause 2.7.4.2).
 	EmptyDistrictDeliveryFails bool
-	Mix                        *Mix              // --mix (nil: the spec's deck)
-	MaxRate                    float64           // --max-rate: transactions/s over this host (0: unlimited)
-	MaxOps                     uint64            // --max-ops: end the run after this many (0: unlimited)
-	QueryExecMode              pgx.QueryExecMode // --method (0: prepare)
-	Scatter                    bool              // --scatter: ALTER TABLE ... SCATTER before the run (Cockroach.ScatterStatements)
-	DataSeed                   uint64            // --seed: the data generator's seed (0: 1, workload's); gives C-Load without benchrig_meta, must match it with
-	Imported                   bool              // --imported: the data was IMPORTed from workload:// sources (C_LAST's C-Load 0 without benchrig_meta)
-	HistogramsMaxLatency       time.Duration     // --histograms-max-latency (0: 100s)
-	limit                      *opLimiter
+	// PingIdleConns: the pools ping a connection idle for over a second
+	// before handing it to a transaction, one more round trip, as the
+	// release's workload pools do (crdb.Release.WorkloadPoolPingsIdle;
+	// false: v20.1's pgx v3 pool, no ping).
+	PingIdleConns        bool
+	Mix                  *Mix              // --mix (nil: the spec's deck)
+	MaxRate              float64           // --max-rate: transactions/s over this host (0: unlimited)
+	MaxOps               uint64            // --max-ops: end the run after this many (0: unlimited)
+	QueryExecMode        pgx.QueryExecMode // --method (0: prepare)
+	Scatter              bool              // --scatter: ALTER TABLE ... SCATTER before the run (Cockroach.ScatterStatements)
+	DataSeed             uint64            // --seed: the data generator's seed (0: 1, workload's); gives C-Load without benchrig_meta, must match it with
+	Imported             bool              // --imported: the data was IMPORTed from workload:// sources (C_LAST's C-Load 0 without benchrig_meta)
+	HistogramsMaxLatency time.Duration     // --histograms-max-latency (0: 100s)
+	limit                *opLimiter
 
 	// Profile is the load profile's name ("": the dialect's default,
 	// workload's on CockroachDB, pipelined on PostgreSQL), which
@@ -433,7 +438,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	defer procsDone()
 	fmt.Fprintf(out, "Initializing %d connections...\n", perURL*len(cfg.URLs))
 	out.Flush()
-	pools, err := OpenPools(ctx, cfg.URLs, perURL, cfg.QueryExecMode)
+	pools, err := OpenPoolsPinging(ctx, cfg.URLs, perURL, cfg.QueryExecMode, cfg.PingIdleConns)
 	if err != nil {
 		return nil, err
 	}
@@ -790,6 +795,13 @@ func newRunResult(final []histogram.Interval, c *counters, elapsed time.Duration
 // kept open, so the run does not pay for connecting. They are the run's
 // pools: a profile's tests measure what its transactions send on them.
 func OpenPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExecMode) ([]*pgxpool.Pool, error) {
+	return OpenPoolsPinging(ctx, urls, perURL, mode, false)
+}
+
+// OpenPoolsPinging is OpenPools whose pools, when pingIdle, ping a
+// connection idle for over a second as they hand it out (pgxpool's
+// default), as the release's workload pools do (RunConfig.PingIdleConns).
+func OpenPoolsPinging(ctx context.Context, urls []string, perURL int, mode pgx.QueryExecMode, pingIdle bool) ([]*pgxpool.Pool, error) {
 	pools := make([]*pgxpool.Pool, 0, len(urls))
 	for i, u := range urls {
 		pc, err := pgxpool.ParseConfig(u)
@@ -800,9 +812,12 @@ func OpenPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExe
 		keepConns(pc, perURL)
 		// No ping when a connection idle for over a second is acquired
 		// (pgxpool's default): it is a round trip inside the measured
-		// transaction, and workload's pgx v3 pool sends none. A dead
-		// connection fails its transaction and is not reused.
-		pc.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
+		// transaction, and workload v20.1's pgx v3 pool sends none. A dead
+		// connection fails its transaction and is not reused. A release
+		// whose workload pools are pgxpool v5 keeps the ping.
+		if !pingIdle {
+			pc.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
+		}
 		// Statements are prepared once per connection and cached:
 		// the run phase sends only Bind/Execute.
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement

@@ -168,7 +168,8 @@ func (a RunArgs) Config(out io.Writer) (tpcc.RunConfig, RunOutputs, error) {
 		cfg.URLPerAffinity = fx.Build.Release().URLPerAffinity
 	}
 	// Without a version, the baseline's (v20.1's) behaviour.
-	cfg.EmptyDistrictDeliveryFails = fx.Build.Release().DeliveryEmptyDistrictFails
+	rel := fx.Build.Release()
+	cfg.EmptyDistrictDeliveryFails, cfg.PingIdleConns = rel.DeliveryEmptyDistrictFails, rel.WorkloadPoolPingsIdle
 	if a.StartAt != "" {
 		if cfg.StartAt, err = time.Parse(time.RFC3339Nano, a.StartAt); err != nil {
 			return bad(fmt.Errorf("--start-at: %w", err))
