@@ -43,22 +43,7 @@ func Scan(root string) ([]Tag, []error) {
 	var tags []Tag
 	var errs []error
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
+	err := walkFiles(root, func(path, rel, name string) error {
 		switch {
 		case strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
 			t, e := scanGo(fset, path, rel)
@@ -204,17 +189,7 @@ func Uses(root string) (map[string]bool, []error) {
 	uses := map[string]bool{}
 	var errs []error
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	err := walkFiles(root, func(path, _, name string) error {
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
@@ -284,22 +259,7 @@ func CommentCites(root string) ([]CommentCite, []error) {
 	var out []CommentCite
 	var errs []error
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
+	err := walkFiles(root, func(path, rel, name string) error {
 		add := func(line int, text string) {
 			for _, m := range commitRef.FindAllStringSubmatch(text, -1) {
 				out = append(out, CommentCite{File: rel, Line: line, Commit: m[1]})
@@ -349,4 +309,26 @@ func CommentCites(root string) ([]CommentCite, []error) {
 		errs = append(errs, err)
 	}
 	return out, errs
+}
+
+// walkFiles calls fn for every file under root (rel: its path relative to
+// root, with slashes), skipping testdata and dot-directories.
+func walkFiles(root string, fn func(path, rel, name string) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		return fn(path, filepath.ToSlash(rel), name)
+	})
 }
