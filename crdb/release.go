@@ -78,8 +78,44 @@ type Release struct {
 	// every active warehouse.
 	URLPerAffinity bool
 
-	// Stop is how a node is stopped (for a binary swap and at teardown).
+	// DeliveryEmptyDistrictFails: workload's Delivery fails the whole
+	// transaction when a district has no undelivered order, where
+	// clause 2.7.4.2 skips the district. v20.1's code means to skip it
+	// but tests the error against database/sql's ErrNoRows while its
+	// pgx v3 statements return pgx's, so the error is returned (and
+	// counted as a skipped delivery): pkg/workload/tpcc/delivery.go:101-107
+	// at 0cb10f369a (docs/fidelity/v20.1.md D15). Later releases were not
+	// read for it (their plans run workload's own binary).
+	//
+	// fidelity:v20.1/D15
+	DeliveryEmptyDistrictFails bool
+
+	// WorkloadPoolPingsIdle: workload's connection pools are pgxpool v5,
+	// whose Acquire pings a connection idle for more than a second (one
+	// more round trip before such a transaction: most of a wait-mode
+	// run's); v20.1's pgx v3 pool does not (docs/fidelity/v25.4.md, "the
+	// embedded driver's round trips on v25.x"). Set from v25.1, the
+	// releases whose sources were read; the release that moved workload
+	// to pgx v5 was not pinned down.
+	WorkloadPoolPingsIdle bool
+
+	// Stop is how one node is stopped while the rest of the cluster
+	// serves (the rolling binary swap).
 	Stop Stop
+	// ClusterStopGrace is how long, in seconds, a node has to exit after
+	// SIGTERM when the whole cluster is stopped (teardown) before it is
+	// killed. The release's documentation stops a test cluster by
+	// stopping every node in turn without waiting between them (v20.1:
+	// `cockroach quit` each node, start-a-local-cluster.md Step 7 and
+	// the TPC-C 10-warehouse page's Clean up; v25.4: `kill -TERM` each
+	// node, performance-benchmarking-with-tpcc-local.md Step 5 and
+	// start-a-local-cluster.md Step 7), and says the nodes left once a
+	// majority of replicas is gone take "about a minute" and are then
+	// forced to stop. A node drain (Stop) would instead wait out
+	// --drain-wait (10 minutes) on every node after quorum is lost.
+	//
+	// fidelity:v25.4/49
+	ClusterStopGrace int
 	// LogConfig: `cockroach start` takes its logging as YAML in --log
 	// (v21.1+); before, a node logs to its store's logs directory.
 	LogConfig bool
@@ -199,6 +235,8 @@ var changes = []change{
 			r.ItemReplicaPrefix = "replicated_idx_"
 			r.NodeCountQuery = `SELECT count(node_id) FROM "".crdb_internal.gossip_liveness`
 			r.Stop = StopQuit
+			r.ClusterStopGrace = 60
+			r.DeliveryEmptyDistrictFails = true
 			r.License = LicenseForPartitioning
 			r.HistogramSuffix = ".histogram.ndjson"
 			r.WorkloadRunFlags = workloadRunFlags201
@@ -276,9 +314,10 @@ var changes = []change{
 	},
 	{
 		from:   Build{Version{25, 1}, 0},
-		source: "PR #134796: URL j serves affinity[j]; generator flags of current.go (docs/fidelity/v25.4.md)",
+		source: "PR #134796: URL j serves affinity[j]; generator flags of current.go; pgxpool v5 pings idle connections (docs/fidelity/v25.4.md)",
 		apply: func(r *Release) {
 			r.URLPerAffinity = true
+			r.WorkloadPoolPingsIdle = true
 			r.SourceFlags = currentSourceFlags()
 			r.WorkloadRunFlags = workloadRunFlagsCurrent
 		},
@@ -318,7 +357,7 @@ func (r Release) BeforeInternals() []string {
 // settle criterion (ReplicationSettledSQL: with the lease queue from
 // v24.1).
 //
-// fidelity:v25.4/43
+// fidelity:v25.4/43 fidelity:v20.1/S72 fidelity:v25.4/22 fidelity:v25.4/23
 func (r Release) SettleStatements(replicas int) []string {
 	q := []string{"queue.replicate.pending"}
 	if r.LeaseQueue {
@@ -341,7 +380,8 @@ func (r Release) RetiredSetting(name string) (removedIn Version, gone bool) {
 // crdb_internal.ranges asks every range's leaseholder for its lease (one
 // RPC per range: minutes on the 100k recipe's ranges).
 //
-// fidelity:v20.1/S72 fidelity:v25.4/22
+// (The rows cite Release.SettleStatements, which the stages call; this
+// is v20.1's statement alone, for callers without a release.)
 func ReplicationSettledSQL(replicas int) string {
 	return settledSQL(replicas, []string{"queue.replicate.pending"})
 }

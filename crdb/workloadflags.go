@@ -19,23 +19,43 @@ var workloadRunFlags201 = setOf(
 	"scatter", "serializable", "split", "expensive-checks",
 )
 
-// workloadRunFlagsCurrent is v25.x's: the v25.4 documentation's (the
-// connection flags of all workloads and the tpcc table of
-// cockroach-workload.md, --histograms-max-latency), PR #129221's
-// --histogram-export-format and --openmetrics-labels, and the generator
-// flags of the stored v25 tpcc.go (docs/fidelity/v25.4.md row 44 and the
-// facts read without a commit).
-var workloadRunFlagsCurrent = setOf(
-	"max-conn-lifetime", "max-conn-lifetime-jitter", "max-conn-idle-time", "conn-healthcheck-period", "min-conns",
-	"tolerate-errors", "max-rate", "max-ops", "count-errors", "duration", "init", "ramp", "display-every", "display-format",
-	"histograms", "histograms-max-latency", "histogram-export-format", "openmetrics-labels",
-	"drop", "data-loader", "init-conns", "prometheus-port", "secure", "user", "password",
-	"db", "concurrency", "method",
-	"seed", "warehouses", "fks", "deprecated-fk-indexes", "mix", "wait", "workers", "active-workers", "conns", "idle-conns",
-	"txn-retries", "partitions", "ignore-partitions", "client-partitions", "partition-affinity", "partition-strategy",
-	"zones", "regions", "survival-goal", "active-warehouses", "scatter", "split", "expensive-checks", "families",
-	"replicate-static-columns", "local-warehouses", "query-trace-file", "txn-preamble-file", "aost", "repair-order-ids",
+// workloadRunFlagsCurrent is v25.x's, taken from the source files that
+// define the flags `workload run tpcc` registers, file by file, not from
+// the documentation's partial list (which lacked --isolation-level,
+// --conn-vars and --warmup-conns). No v25.4 tag's tree is readable here
+// (docs/fidelity/v25.4.md, "Read only in stored master texts"); the files
+// read are the stored texts after PR #129221 (--histogram-export-format)
+// and the v25 pgx pool (--warmup-conns).
+var workloadRunFlagsCurrent = union(
+	// pkg/workload/cli/run.go: runFlags, initFlags (each a run flag
+	// implying --init), sharedFlags (pprofport hidden) and securityFlags.
+	setOf("tolerate-errors", "max-rate", "max-ops", "count-errors", "duration", "init", "ramp",
+		"drop",
+		"pprofport", "data-loader", "init-conns", "prometheus-port", "operation-receiver",
+		"display-every", "display-format", "histograms", "histogram-export-format", "histograms-max-latency", "openmetrics-labels",
+		"secure", "user", "password"),
+	// pkg/workload/connection.go: NewConnFlags, which tpcc adds to its
+	// generator flags.
+	setOf("db", "isolation-level", "conn-vars", "concurrency", "method", "dns-refresh", "conn-healthcheck-period",
+		"min-conns", "max-conn-idle-time", "max-conn-lifetime", "max-conn-lifetime-jitter", "warmup-conns"),
+	// pkg/workload/tpcc/tpcc.go: the generator's flags, and seed
+	// (RandomSeed.AddFlag).
+	setOf("warehouses", "fks", "deprecated-fk-indexes", "mix", "wait", "workers", "conns", "idle-conns", "txn-retries",
+		"repair-order-ids", "partitions", "ignore-partitions", "client-partitions", "partition-affinity", "partition-strategy",
+		"zones", "regions", "survival-goal", "active-warehouses", "active-workers", "scatter", "split", "expensive-checks",
+		"families", "replicate-static-columns", "local-warehouses", "query-trace-file", "txn-preamble-file", "aost", "seed"),
 )
+
+// union is the names of every set.
+func union(sets ...map[string]bool) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range sets {
+		for n := range s {
+			m[n] = true
+		}
+	}
+	return m
+}
 
 func setOf(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))

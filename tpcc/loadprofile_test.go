@@ -2,9 +2,12 @@ package tpcc
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/tpcc/histogram"
 )
 
 func TestParseProfile(t *testing.T) {
@@ -31,6 +34,8 @@ func TestResultNamesProfile(t *testing.T) {
 			res := fixedResult(t)
 			res.Profile, res.Connections, res.AllActive = p, 2010, 1000
 			res.WorkloadEfficiency = 100 * res.TpmC / (12.86 * 1000)
+			// This host drives 200 of the run's 1000 warehouses.
+			res.Result.Warehouses, res.Efficiency = 200, 100*res.TpmC/(12.86*200)
 			cfg := RunConfig{Warehouses: 1000, Partitions: 5, Affinity: []int{1}, Ramp: time.Minute, Duration: 30 * time.Minute, Wait: 1}
 			r := NewResult(cfg, res, nil)
 			if r.Profile != string(p) || r.Connections != 2010 || r.WorkloadEfficiency == nil || *r.WorkloadEfficiency != res.WorkloadEfficiency {
@@ -42,8 +47,15 @@ func TestResultNamesProfile(t *testing.T) {
 			}
 			checkSchema(t, doc)
 			rep := formatFinal(res)
-			if !strings.Contains(rep, "Profile "+string(p)+", 2010 connections") || !strings.Contains(rep, "over all 1000 of the run (workload's per-host efc)") {
+			if !strings.Contains(rep, "Profile "+string(p)+", 2010 connections") || !strings.Contains(rep, "over all 1000 active warehouses of the run (workload's per-host efc, the line above)") {
 				t.Errorf("report does not name the profile and workload's efc:\n%s", rep)
+			}
+			// The workload-format line carries workload's efc, not
+			// benchrig's per-host one (which ParseFinalLine would read as
+			// workload's).
+			fl, err := histogram.ParseFinalLine([]byte(rep))
+			if err != nil || math.Abs(fl.Efficiency-res.WorkloadEfficiency) > 0.05 {
+				t.Errorf("tpmC line efc %v (%v), want workload's %.1f, not benchrig's %.1f", fl.Efficiency, err, res.WorkloadEfficiency, res.Efficiency)
 			}
 		})
 	}

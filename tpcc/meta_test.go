@@ -76,3 +76,25 @@ func TestDatabaseMeta(t *testing.T) {
 		t.Errorf("recordPartitions without benchrig_meta: %v", err)
 	}
 }
+
+// TestDataConstants: the C-Load the console and the result name is the
+// data's: 0 for C_LAST of data IMPORTed from workload:// sources without
+// benchrig_meta (as the report says), the seed's for workload init's,
+// benchrig_meta's when stored.
+func TestDataConstants(t *testing.T) {
+	seed := MetaForSeed(1, 10, 0)
+	if got := dataConstants(seed, false, true); got.CLast != 0 || got.CID != seed.Load.CID {
+		t.Errorf("imported: %s, want C_LAST=0", got)
+	}
+	if got := dataConstants(seed, false, false); got != seed.Load {
+		t.Errorf("workload init: %s, want the seed's %s", got, seed.Load)
+	}
+	stored := seed
+	stored.Load.CLast = 200
+	if got := dataConstants(stored, true, true); got != stored.Load {
+		t.Errorf("benchrig_meta: %s, want %s", got, stored.Load)
+	}
+	if seed.Load.CLast == 0 {
+		t.Fatal("the seed's C-Load is 0: the test cannot tell")
+	}
+}

@@ -17,6 +17,13 @@ import (
 // kept open, so the run does not pay for connecting. They are the run's
 // pools: a profile's tests measure what its transactions send on them.
 func OpenPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExecMode) ([]*pgxpool.Pool, error) {
+	return OpenPoolsPinging(ctx, urls, perURL, mode, false)
+}
+
+// OpenPoolsPinging is OpenPools whose pools, when pingIdle, ping a
+// connection idle for over a second as they hand it out (pgxpool's
+// default), as the release's workload pools do (RunConfig.PingIdleConns).
+func OpenPoolsPinging(ctx context.Context, urls []string, perURL int, mode pgx.QueryExecMode, pingIdle bool) ([]*pgxpool.Pool, error) {
 	pools := make([]*pgxpool.Pool, 0, len(urls))
 	for i, u := range urls {
 		pc, err := pgxpool.ParseConfig(u)
@@ -27,9 +34,12 @@ func OpenPools(ctx context.Context, urls []string, perURL int, mode pgx.QueryExe
 		keepConns(pc, perURL)
 		// No ping when a connection idle for over a second is acquired
 		// (pgxpool's default): it is a round trip inside the measured
-		// transaction, and workload's pgx v3 pool sends none. A dead
-		// connection fails its transaction and is not reused.
-		pc.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
+		// transaction, and workload v20.1's pgx v3 pool sends none. A dead
+		// connection fails its transaction and is not reused. A release
+		// whose workload pools are pgxpool v5 keeps the ping.
+		if !pingIdle {
+			pc.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
+		}
 		// Statements are prepared once per connection and cached:
 		// the run phase sends only Bind/Execute.
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement

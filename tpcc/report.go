@@ -127,15 +127,21 @@ func formatFinal(res *RunResult) string {
 	if no == nil {
 		no = histogram.NewHistogram()
 	}
+	// The line has workload's format, so it carries workload's per-host
+	// efc (over all active warehouses of the run, as a recipe's per-host
+	// lines show it); benchrig's own, over this host's warehouses, is
+	// named on the line after. A result without the run's count (a
+	// single host's run) has only the one.
+	efc := res.Efficiency
+	if res.AllActive > 0 {
+		efc = res.WorkloadEfficiency
+	}
 	fmt.Fprintf(&b, "\n%s\n", tpmcHeader)
 	fmt.Fprintf(&b, "%7.1fs %10.1f %5.1f%% %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f\n",
-		el.Seconds(), res.TpmC, res.Efficiency, mean(no), ms(no, 50), ms(no, 90), ms(no, 95), ms(no, 99), ms(no, 100))
+		el.Seconds(), res.TpmC, efc, mean(no), ms(no, 50), ms(no, 90), ms(no, 95), ms(no, 99), ms(no, 100))
 	if res.Profile != "" {
-		// The efc above is over this host's active warehouses; workload
-		// prints its per-host efc over all of the run's, which is what a
-		// recipe's per-host lines show.
-		fmt.Fprintf(&b, "Profile %s, %d connections; efc %.1f%% over this host's %d active warehouses (benchrig), %.1f%% over all %d of the run (workload's per-host efc)\n",
-			res.Profile, res.Connections, res.Efficiency, res.Result.Warehouses, res.WorkloadEfficiency, res.AllActive)
+		fmt.Fprintf(&b, "Profile %s, %d connections; efc %.1f%% over all %d active warehouses of the run (workload's per-host efc, the line above), %.1f%% over this host's %d (benchrig)\n",
+			res.Profile, res.Connections, res.WorkloadEfficiency, res.AllActive, res.Efficiency, res.Result.Warehouses)
 	}
 	return b.String()
 }

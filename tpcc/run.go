@@ -39,7 +39,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	defer procsDone()
 	fmt.Fprintf(r.out, "Initializing %d connections...\n", r.perURL*len(cfg.URLs))
 	r.out.Flush()
-	if r.pools, err = OpenPools(ctx, cfg.URLs, r.perURL, cfg.QueryExecMode); err != nil {
+	if r.pools, err = OpenPoolsPinging(ctx, cfg.URLs, r.perURL, cfg.QueryExecMode, cfg.PingIdleConns); err != nil {
 		return nil, err
 	}
 	defer closePools(r.pools)
@@ -139,6 +139,7 @@ type runState struct {
 	// What setUpDatabase found and chose.
 	dialect  Dialect
 	meta     Meta
+	load     Constants // the data's constants, as the console and the result name them (dataConstants)
 	iso      pgx.TxIsoLevel
 	rw, ro   pgx.TxOptions
 	seedRand *Rand
@@ -206,10 +207,12 @@ func newRun(ctx context.Context, cfg *RunConfig) (*runState, error) {
 func (r *runState) setUpDatabase(ctx context.Context) error {
 	cfg, out := r.cfg, r.out
 	var err error
-	r.dialect, r.meta, err = probe(ctx, r.pools[0], cfg.DataSeed)
+	var stored bool
+	r.dialect, r.meta, stored, err = probe(ctx, r.pools[0], cfg.DataSeed)
 	if err != nil {
 		return fmt.Errorf("tpcc run: %s: %w", redact.URL(cfg.URLs[0]), err)
 	}
+	r.load = dataConstants(r.meta, stored, cfg.Imported)
 	dialect := r.dialect
 	if dialect == Cockroach && (cfg.Partitions > 1 || cfg.Scatter) && cfg.Cockroach == nil {
 		return errors.New("tpcc run: partitioning or scattering CockroachDB needs its fixtures (the command layer gives them)")
@@ -254,7 +257,7 @@ func (r *runState) setUpDatabase(ctx context.Context) error {
 	r.ro = pgx.TxOptions{IsoLevel: r.iso, AccessMode: pgx.ReadOnly}
 	r.seedRand = NewRand(cfg.Seed, 0)
 	r.runC = r.prof.RunConstants(r.seedRand, r.meta)
-	fmt.Fprintf(out, "Profile %s, dialect %s, isolation %s, C-Load %s, C-Run %s\n", r.prof.Name(), dialect, r.iso, r.meta.Load, r.runC)
+	fmt.Fprintf(out, "Profile %s, dialect %s, isolation %s, C-Load %s, C-Run %s\n", r.prof.Name(), dialect, r.iso, r.load, r.runC)
 	out.Flush()
 	if err := r.prof.Warm(ctx, r.pools, r.perURL, dialect); err != nil {
 		return fmt.Errorf("tpcc run: %w", err)
@@ -445,7 +448,7 @@ func (r *runState) finish(now time.Time, d *displayEnd, ex *executors, procsUsed
 		}
 	}
 	res := newRunResult(final, c, now.Sub(d.measureStart), r.activeHere)
-	res.Profile, res.Connections, res.CLoad = r.prof.Name(), r.perURL*len(cfg.URLs), r.meta.Load
+	res.Profile, res.Connections, res.CLoad = r.prof.Name(), r.perURL*len(cfg.URLs), r.load
 	res.AllActive = cfg.ActiveWarehouses
 	res.WorkloadEfficiency = 100 * res.TpmC / (histogram.SpecWarehouseFactor * float64(cfg.ActiveWarehouses))
 	res.StartDelay = r.startDelay
@@ -495,19 +498,35 @@ func flush(w io.Writer) error {
 
 // probe detects the dialect and reads the load's metadata (C-Load), from
 // benchrig_meta or, without it, from the data and the data seed.
-func probe(ctx context.Context, pool *pgxpool.Pool, dataSeed uint64) (Dialect, Meta, error) {
+func probe(ctx context.Context, pool *pgxpool.Pool, dataSeed uint64) (Dialect, Meta, bool, error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
-		return 0, Meta{}, err
+		return 0, Meta{}, false, err
 	}
 	defer conn.Release()
 	d, err := DetectDialect(ctx, conn.Conn())
 	if err != nil {
-		return 0, Meta{}, err
+		return 0, Meta{}, false, err
 	}
-	m, _, err := DatabaseMeta(ctx, conn, dataSeed)
+	m, stored, err := DatabaseMeta(ctx, conn, dataSeed)
 	if err != nil {
-		return 0, Meta{}, err
+		return 0, Meta{}, false, err
 	}
-	return d, m, nil
+	return d, m, stored, nil
+}
+
+// dataConstants are the constants the data was generated with, as the
+// console and the result name them (C-Load): benchrig_meta's when stored;
+// without it the seed's (workload init), except C_LAST's C for data
+// IMPORTed from workload:// sources, which the nodes generate with C = 0
+// (DataCLoad), as the report says. The run's own C-Run still follows
+// meta (the seed's, as workload's run draws it).
+//
+// fidelity:v20.1/D29
+func dataConstants(m Meta, stored, imported bool) Constants {
+	c := m.Load
+	if !stored && imported {
+		c.CLast = DataCLoad(LoaderNodes, m.Seed)
+	}
+	return c
 }

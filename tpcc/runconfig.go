@@ -78,7 +78,18 @@ type RunConfig struct {
 	Isolation            pgx.TxIsoLevel
 
 	// CockroachDB workload's run flags (workloadflags.go).
-	URLPerAffinity       bool              // the release's URL mapping and worker count (crdb.Release.URLPerAffinity; false: v20.1's)
+	URLPerAffinity bool // the release's URL mapping and worker count (crdb.Release.URLPerAffinity; false: v20.1's)
+	// EmptyDistrictDeliveryFails: the workload profile's Delivery fails
+	// on a district without an undelivered order, as the release's
+	// workload does (crdb.Release.DeliveryEmptyDistrictFails; false:
+	// the district is skipped, clause 2.7.4.2).
+	EmptyDistrictDeliveryFails bool
+	// PingIdleConns: the pools ping a connection idle for over a second
+	// before handing it to a transaction, one more round trip, as the
+	// release's workload pools do (crdb.Release.WorkloadPoolPingsIdle;
+	// false: v20.1's pgx v3 pool, no ping).
+	PingIdleConns        bool
+	Imported             bool              // --imported: the data was IMPORTed from workload:// sources (C_LAST's C-Load 0 without benchrig_meta)
 	Mix                  *Mix              // --mix (nil: the spec's deck)
 	MaxRate              float64           // --max-rate: transactions/s over this host (0: unlimited)
 	MaxOps               uint64            // --max-ops: end the run after this many (0: unlimited)

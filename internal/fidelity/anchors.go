@@ -43,22 +43,7 @@ func Scan(root string) ([]Tag, []error) {
 	var tags []Tag
 	var errs []error
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
+	err := walkFiles(root, func(path, rel, name string) error {
 		switch {
 		case strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
 			t, e := scanGo(fset, path, rel)
@@ -192,4 +177,158 @@ func scanYAML(path, rel string) ([]Tag, []error) {
 		errs = append(errs, fmt.Errorf("%s: %w", rel, err))
 	}
 	return tags, errs
+}
+
+// Uses are the names that the non-test Go files under root refer to (an
+// identifier that is not the name of the declaration it stands in),
+// skipping testdata and dot-directories: a row's code must be among
+// them, or only tests reach it and the row describes nothing benchrig
+// does. Names are compared without types (a method's name used on any
+// value counts), which can only let a row pass, never fail one wrongly.
+func Uses(root string) (map[string]bool, []error) {
+	uses := map[string]bool{}
+	var errs []error
+	fset := token.NewFileSet()
+	err := walkFiles(root, func(path, _, name string) error {
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		declared := map[*ast.Ident]bool{}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				declared[d.Name] = true
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						declared[s.Name] = true
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							declared[n] = true
+						}
+					}
+				}
+			}
+		}
+		// Fields (struct fields, interface methods, parameters) declare
+		// their names too: an interface listing a method does not use it.
+		ast.Inspect(f, func(n ast.Node) bool {
+			if fl, ok := n.(*ast.Field); ok {
+				for _, id := range fl.Names {
+					declared[id] = true
+				}
+			}
+			return true
+		})
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && !declared[id] {
+				uses[id.Name] = true
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return uses, errs
+}
+
+// commitRef is a commit a comment cites a source at: "@ <hash>", "at
+// <hash>" or "cockroachdb/<repo> <hash>", the hash 7 to 40 hex digits.
+var commitRef = regexp.MustCompile(`(?:@|\bat|\bcockroachdb/(?:docs|cockroach))\s+([0-9a-f]{7,40})\b`)
+
+// CommentCite is a commit cited in a comment of a Go or YAML file.
+type CommentCite struct {
+	File   string
+	Line   int
+	Commit string
+}
+
+// CommentCites finds the commits the comments of the repository's Go
+// (test files excepted) and YAML files cite, so that each can be held to
+// the commits the fidelity tables list: a plan's or a preset's source
+// is checked like a row's.
+func CommentCites(root string) ([]CommentCite, []error) {
+	var out []CommentCite
+	var errs []error
+	fset := token.NewFileSet()
+	err := walkFiles(root, func(path, rel, name string) error {
+		add := func(line int, text string) {
+			for _, m := range commitRef.FindAllStringSubmatch(text, -1) {
+				out = append(out, CommentCite{File: rel, Line: line, Commit: m[1]})
+			}
+		}
+		switch {
+		case strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
+			f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+			if err != nil {
+				errs = append(errs, err)
+				return nil
+			}
+			for _, cg := range f.Comments {
+				add(fset.Position(cg.Pos()).Line, strings.Join(strings.Fields(cg.Text()), " "))
+			}
+		case strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml"):
+			src, err := os.ReadFile(path)
+			if err != nil {
+				errs = append(errs, err)
+				return nil
+			}
+			// A comment block is read as one text: a citation may wrap.
+			var block []string
+			start := 0
+			flush := func() {
+				if len(block) > 0 {
+					add(start, strings.Join(block, " "))
+				}
+				block = nil
+			}
+			for i, line := range strings.Split(string(src), "\n") {
+				_, c, ok := strings.Cut(line, "#")
+				if !ok {
+					flush()
+					continue
+				}
+				if block == nil {
+					start = i + 1
+				}
+				block = append(block, strings.TrimSpace(c))
+			}
+			flush()
+		}
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return out, errs
+}
+
+// walkFiles calls fn for every file under root (rel: its path relative to
+// root, with slashes), skipping testdata and dot-directories.
+func walkFiles(root string, fn func(path, rel, name string) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		return fn(path, filepath.ToSlash(rel), name)
+	})
 }

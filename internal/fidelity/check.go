@@ -40,6 +40,19 @@ func Check(root string) []error {
 	errs = append(errs, e...)
 	tests, e := repoTests(root)
 	errs = append(errs, e...)
+	uses, e := Uses(root)
+	errs = append(errs, e...)
+	cites, e := CommentCites(root)
+	errs = append(errs, e...)
+	var listed []string
+	for _, d := range docs {
+		listed = append(listed, d.Commits...)
+	}
+	for _, c := range cites {
+		if !slices.ContainsFunc(listed, func(full string) bool { return strings.HasPrefix(full, c.Commit) }) {
+			errs = append(errs, fmt.Errorf("%s:%d: cites a source at %s, a commit no docs/fidelity Sources table lists (cite one that is, or list it)", c.File, c.Line, c.Commit))
+		}
+	}
 
 	byRow := map[string][]Tag{}
 	for _, t := range tags {
@@ -70,10 +83,17 @@ func Check(root string) []error {
 					errs = append(errs, fmt.Errorf("%s:%d: row %s does not name %s, where %s is (the row's code moved: name it in the benchrig column)", where, r.Line, r.ID, t.Anchor, t))
 				}
 			}
+			onlyTests := 0
 			for _, a := range r.Anchors {
 				if !tagged[a] {
 					errs = append(errs, fmt.Errorf("%s:%d: row %s names %s, which carries no fidelity:%s/%s (the code moved, was renamed or disappeared)", where, r.Line, r.ID, a, release, r.ID))
 				}
+				if tagged[a] && !strings.HasSuffix(a, ".yaml") && !strings.HasSuffix(a, ".yml") && !uses[a[strings.LastIndex(a, ".")+1:]] {
+					onlyTests++
+				}
+			}
+			if onlyTests > 0 && onlyTests == len(r.Anchors) {
+				errs = append(errs, fmt.Errorf("%s:%d: row %s is anchored only on code no program code uses (only tests call %s): anchor it on the code that runs", where, r.Line, r.ID, strings.Join(r.Anchors, ", ")))
 			}
 			for _, tn := range r.Tests {
 				if !tests[tn] {

@@ -12,6 +12,8 @@
 //     code, every tag names a row, and the declarations a row names are
 //     exactly the ones its tags sit in, so a row whose code moves to
 //     another declaration, is renamed or disappears fails;
+//   - a row is not anchored only on code that no program code uses (a
+//     declaration only tests call describes nothing benchrig does);
 //   - the tests a row says pin it exist.
 //
 // It does not judge the facts (the tests each row names do), nor read the

@@ -18,6 +18,7 @@ var base = map[string]string{
 	"rig/wait.go":     "package rig\n\ntype waiter struct{}\n\nfunc (w *waiter) Wait() {\n\t// the release's settle criterion (fidelity:v9.9/S2)\n}\n",
 	"rig/rig_test.go": "package rig\n\nimport \"testing\"\n\nfunc TestImport(t *testing.T) {}\n\nfunc TestWait(t *testing.T) {}\n",
 	"plans/p.yaml":    "# the recipe's plan (fidelity:v9.9/S2)\nversion: 1\n",
+	"rig/main.go":     "package rig\n\nfunc main() {\n\tPlanImport()\n\t(&waiter{}).Wait()\n}\n",
 }
 
 func TestCheck(t *testing.T) {
@@ -56,6 +57,18 @@ func TestCheck(t *testing.T) {
 		{name: "prose quoted in the benchrig column",
 			edit: map[string]string{"docs/fidelity/v9.9.md": strings.Replace(base["docs/fidelity/v9.9.md"], "writes it in", "writes `--flag` in", 1)},
 			want: []string{"benchrig column quotes \"--flag\""}},
+		{name: "only tests call the code",
+			edit: map[string]string{"rig/main.go": "package rig\n\nfunc main() {\n\t(&waiter{}).Wait()\n}\n",
+				"rig/rig_test.go": base["rig/rig_test.go"] + "\nfunc TestCall(t *testing.T) { PlanImport() }\n"},
+			want: []string{"row S1 is anchored only on code no program code uses (only tests call rig.PlanImport)"}},
+		{name: "yaml cites an unlisted commit",
+			edit: map[string]string{"plans/p.yaml": "# the recipe (docs src/current/x.md at\n# cockroachdb/docs 82b41d40) (fidelity:v9.9/S2)\nversion: 1\n"},
+			want: []string{"plans/p.yaml:1: cites a source at 82b41d40, a commit no docs/fidelity Sources table lists"}},
+		{name: "yaml cites a listed commit",
+			edit: map[string]string{"plans/p.yaml": "# the recipe (docs at\n# cockroachdb/docs 0123456789ab) (fidelity:v9.9/S2)\nversion: 1\n"}},
+		{name: "go cites an unlisted commit",
+			edit: map[string]string{"rig/import.go": "package rig\n\n// PlanImport imports (pkg/a/import.go:12 at 0123456789ff).\n//\n// fidelity:v9.9/S1\nfunc PlanImport() {}\n"},
+			want: []string{"rig/import.go:3: cites a source at 0123456789ff"}},
 		{name: "yaml tag lost",
 			edit: map[string]string{"plans/p.yaml": "version: 1\n"},
 			want: []string{"row S2 names plans/p.yaml, which carries no"}},

@@ -59,6 +59,16 @@ func validateTPCC(ps *problems, p *Plan, hostsOK bool) {
 		}
 	}
 	validateFidelity(ps, p)
+	if g := t.Gateways; g != 0 {
+		switch {
+		case p.Flavor != Cockroach:
+			ps.at(p.node(&t.Gateways), "tpcc.gateways: the cockroach flavor's; a %s run connects to its primary", p.Flavor)
+		case g < 0 || (hostsOK && g > len(p.Nodes)):
+			ps.at(p.node(&t.Gateways), "tpcc.gateways: %d of %d nodes; want 1 to %d, or 0 for every node", g, len(p.Nodes), len(p.Nodes))
+		case t.Partitions > 1:
+			ps.at(p.node(&t.Gateways), "tpcc.gateways: with partitions each workload host lists its own partitions' nodes; leave gateways out")
+		}
+	}
 	if t.Wait != "" {
 		// The driver's own parser (--wait), so that what validates runs.
 		if f, err := runspec.ParseWait(t.Wait); err != nil || f > maxWaitFactor {

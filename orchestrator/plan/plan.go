@@ -229,8 +229,15 @@ type TPCC struct {
 	Wait             string   `yaml:"wait"`
 	Workers          int      `yaml:"workers"`
 	Conns            int      `yaml:"conns"`
-	LoadConcurrency  int      `yaml:"load_concurrency"`
-	Database         string   `yaml:"database"`
+	// Gateways, if above 0, is how many nodes the measured run's
+	// connection strings name (the first Gateways nodes, in node order):
+	// the Local pages run `workload run tpcc` against one node's URL, as
+	// a cluster's client would, where the 100k recipe's addrs file lists
+	// every node. 0: every node. Not with partitions (each host then
+	// lists its own partitions' nodes).
+	Gateways        int    `yaml:"gateways"`
+	LoadConcurrency int    `yaml:"load_concurrency"`
+	Database        string `yaml:"database"`
 	// Histograms is the file name pattern on each workload host; {n} is
 	// the host's 1-based number (the recipe's workload1.histogram.ndjson).
 	Histograms string `yaml:"histograms"`

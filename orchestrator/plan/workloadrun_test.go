@@ -56,6 +56,9 @@ func TestWorkloadExtraFlags(t *testing.T) {
 		version, flags, want string
 	}{
 		{"v25.4", `[--tolerate-errors, --histograms-max-latency=30s, --histogram-export-format=json]`, ""},
+		// connection.go's flags the documentation does not list.
+		{"v25.4", `[--isolation-level=read_committed, --warmup-conns=100, --conn-vars=statement_timeout=0]`, ""},
+		{"v20.1.17", `[--isolation-level=read_committed]`, "--isolation-level is not a flag of CockroachDB v20.1.17's"},
 		{"v20.1.17", `[--tolerate-errors, --max-rate=100]`, ""},
 		{"v20.1.17", `[--histogram-export-format=json]`, "--histogram-export-format is not a flag of CockroachDB v20.1.17's `workload run tpcc`"},
 		{"v25.4", `[--bogus]`, "tpcc.extra_flags[0]: --bogus is not a flag of CockroachDB v25.4's"},
@@ -74,6 +77,33 @@ func TestWorkloadExtraFlags(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s %s: err %v, want %q", tt.version, tt.flags, err, tt.want)
+		}
+	}
+}
+
+// TestGateways: tpcc.gateways names how many nodes the run connects to
+// (the Local pages' one URL): 1 to the node count, cockroach only, never
+// with partitions.
+func TestGateways(t *testing.T) {
+	for _, tt := range []struct {
+		flavor, more, want string
+	}{
+		{Cockroach, "  gateways: 1\n", ""},
+		{Cockroach, "  gateways: 3\n", ""},
+		{Cockroach, "  gateways: 4\n", "tpcc.gateways: 4 of 3 nodes"},
+		{Cockroach, "  gateways: -1\n", "tpcc.gateways: -1 of 3 nodes"},
+		{Cockroach, "  gateways: 1\n  partitions: 3\n", "with partitions each workload host lists"},
+		{Postgres, "  gateways: 1\n", "the cockroach flavor's"},
+	} {
+		_, err := ParsePlan("/plans/t.yaml", []byte(planText(tt.flavor, "tpcc:\n", "tpcc:\n"+tt.more)))
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tt.more, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s %q: err %v, want %q", tt.flavor, tt.more, err, tt.want)
 		}
 	}
 }

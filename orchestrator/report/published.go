@@ -31,8 +31,7 @@ type PublishedRun struct {
 	// basis (merged: 12.605 tpmC per warehouse; workload: 12.86).
 	Efficiency *float64 `json:"efficiency_percent,omitempty"`
 	// Latency follows the published latencies, in their order; Ms is
-	// null where the report has no figure of the kind (workload's final
-	// line, "*", sums every transaction; the report lists each).
+	// null where the run has no transaction of the kind.
 	Latency []PublishedLatencyRun `json:"latency,omitempty"`
 }
 
@@ -80,19 +79,17 @@ func (r *Report) published(p *plan.Plan) {
 	}
 	for _, l := range v.Latency {
 		lr := PublishedLatencyRun{Op: l.Op, Percentile: l.Percentile, PublishedMs: l.Ms}
-		if l.Op != "*" {
-			var seen []*Result
-			for _, x := range res {
-				if x.OpCount(l.Op) > 0 {
-					seen = append(seen, x)
-				}
+		var seen []*Result
+		for _, x := range res {
+			if x.OpCount(l.Op) > 0 {
+				seen = append(seen, x)
 			}
-			// Repeats without a transaction of this type have no
-			// latency for it.
-			if len(seen) > 0 {
-				ms := Median(seen, func(x *Result) float64 { return x.OpPercentile(l.Op, l.Percentile) })
-				lr.Ms = &ms
-			}
+		}
+		// Repeats without a transaction of this type have no latency
+		// for it.
+		if len(seen) > 0 {
+			ms := Median(seen, func(x *Result) float64 { return x.OpPercentile(l.Op, l.Percentile) })
+			lr.Ms = &ms
 		}
 		run.Latency = append(run.Latency, lr)
 	}
@@ -238,9 +235,6 @@ func writePublished(b *strings.Builder, p *Published) {
 	}
 	for _, l := range p.Run.Latency {
 		op, run := l.Op, "-"
-		if op == "*" {
-			op = "all transactions (workload's final line)"
-		}
 		if l.Ms != nil {
 			run = fmt.Sprintf("%.1f ms", *l.Ms)
 		}

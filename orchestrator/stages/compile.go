@@ -161,6 +161,9 @@ type flavor interface {
 	runURLs(h plan.Host) []string
 	// initFlags are extra flags for `benchrig tpcc init` (partitioning).
 	initFlags() []string
+	// stopAll adds teardown's stop of every node, in the order and
+	// phases the database's documentation stops a whole cluster.
+	stopAll(st *Stage)
 }
 
 type compiler struct {

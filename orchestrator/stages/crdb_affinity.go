@@ -14,17 +14,22 @@ import (
 // the host's own warehouses only, so the default (every active
 // warehouse x 10) would start the whole cluster's terminals on each host.
 
-// runOrder is the node indexes workload host h lists, in order: every
-// node up to v24.x; from v25.1, for a host driving several partitions,
+// runOrder is the node indexes workload host h lists, in order: the
+// first tpcc.gateways nodes when the plan names its gateways; every node
+// up to v24.x; from v25.1, for a host driving several partitions,
 // those partitions' racks' nodes interleaved in its affinity order (the
 // k-th node of each rack in turn; a rack with fewer nodes repeats its
 // own), so that URL j is a node of rack affinity[j % len(affinity)].
 //
-// fidelity:v25.4/29 fidelity:v25.4/30
+// fidelity:v25.4/29 fidelity:v25.4/30 fidelity:v25.4/47
 func (f cockroachFlavor) runOrder(h plan.Host) []int {
 	all := make([]int, len(f.p.Nodes))
 	for i := range all {
 		all[i] = i
+	}
+	if g := f.p.TPCC.Gateways; g > 0 && g < len(all) {
+		// The page's gateways (validation: no partitions).
+		return all[:g]
 	}
 	rel, _ := f.p.Release() // unknown: the zero Release, URL j serves j % P
 	if !rel.URLPerAffinity || f.p.TPCC.Partitions == 0 || len(h.Partitions) < 2 || f.p.Racks() == 0 {

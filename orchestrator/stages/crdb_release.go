@@ -10,9 +10,10 @@ import (
 
 // nodeRelease is what the cockroach flavor's node commands take from the
 // cluster's release: how a node logs, how it is stopped for a binary
-// swap, and what a session must say before reading crdb_internal. It is
+// swap (a session's statements before reading crdb_internal come with
+// the release's SettleStatements). It is
 // chosen once per plan (releaseOf) from the plan's crdb.Release, whose
-// facts (Stop, LogConfig, UnsafeInternals) it turns into commands; the
+// facts (Stop, LogConfig) it turns into commands; the
 // stages ask it and never test a version themselves.
 type nodeRelease interface {
 	// logFlags are `cockroach start`'s logging flags for node h.
@@ -20,11 +21,6 @@ type nodeRelease interface {
 	// stop is the step that stops node h (a running one; a stopped one
 	// is left alone, so a resumed swap repeats nothing).
 	stop(f cockroachFlavor, h plan.Host) Step
-	// teardown is the step that stops node h for good.
-	teardown(f cockroachFlavor, h plan.Host) Step
-	// internals are the statements a session runs before it reads
-	// crdb_internal (the replication wait).
-	internals() []string
 }
 
 // releaseOf picks the plan's nodeRelease: without a known release, the
@@ -52,23 +48,12 @@ func (quitRelease) stop(f cockroachFlavor, h plan.Host) Step {
 		Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbStopScript, "sh", h.Dir + "/cockroach.pid", f.bin(), "quit", "--insecure", "--host=" + hostPort(h)}}}
 }
 
-// teardown signals the node (SIGTERM, SIGKILL after teardownGrace):
-// `cockroach quit` would wait for a drain teardown does not need.
-func (quitRelease) teardown(_ cockroachFlavor, h plan.Host) Step {
-	return Step{Host: h.Name, Kind: Exec, What: "stop node", Idempotent: true, // pidStopScript: a stopped node is fine
-		Cmd: remote.Cmd{Args: []string{"sh", "-c", pidStopScript, "sh", h.Dir + "/cockroach.pid", teardownGrace}}}
-}
-
-func (quitRelease) internals() []string { return nil }
-
 // drainRelease is v20.2 on (crdb.StopDrain): `cockroach node drain
 // --self` moves the node's leases and SQL clients away, then the process
 // gets SIGTERM and, if it has not exited within drainGrace, SIGKILL (the
 // documented node shutdown; `cockroach quit` no longer exists from
 // v22.2). From v21.1 a node takes its logging as YAML in --log
-// (crdb.Release.LogConfig); from v25.4 crdb_internal is an "unsafe
-// internal", readable while allow_unsafe_internals is on
-// (crdb.Release.BeforeInternals).
+// (crdb.Release.LogConfig).
 type drainRelease struct{ rel crdb.Release }
 
 // drainGrace bounds the wait for a drained node to exit after SIGTERM:
@@ -98,12 +83,6 @@ func (r drainRelease) stop(f cockroachFlavor, h plan.Host) Step {
 	// safe to repeat after a dropped connection.
 	return Step{Host: h.Name, Kind: Exec, What: "drain and stop node", Idempotent: true, Cmd: remote.Cmd{Args: args}}
 }
-
-// teardown drains too: the documented shutdown of a v20.2+ node.
-func (r drainRelease) teardown(f cockroachFlavor, h plan.Host) Step { return r.stop(f, h) }
-
-// fidelity:v25.4/23
-func (r drainRelease) internals() []string { return r.rel.BeforeInternals() }
 
 // crdbDrainScript stops a running node as the documentation's node
 // shutdown does: drain it (the command after the pid file and the grace

@@ -8,7 +8,7 @@ import (
 
 // TestLargeV254DryRun: the dry-run of the v25.4 Large plan shows what
 // issue 18 asks of it: 140,000 warehouses, the release's IMPORT INTO,
-// node drain and never cockroach quit, the v25.1+ affinity flags
+// teardown's SIGTERM to every node (never cockroach quit), the v25.1+ affinity flags
 // (--partition-affinity with --workers and --conns per host), the page's
 // settings and zone change, and the licence hidden.
 func TestLargeV254DryRun(t *testing.T) {
@@ -21,7 +21,7 @@ func TestLargeV254DryRun(t *testing.T) {
 		`IMPORT INTO "warehouse" CSV DATA (`,
 		"-- CockroachDB v25.4.0, tpcc generator 2.2.0, 140000 warehouses",
 		"CREATE UNIQUE INDEX item_idx_80 ON item",
-		"/usr/local/bin/cockroach node drain --self --insecure --host=10.0.1.91",
+		"sh -c '<crdb-signal>' sh benchrig/cockroach.pid",
 		"--partition-affinity 17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32 --ramp 4m --duration 30m --workers 276550 --conns 55310 --histograms workload2.histogram.json",
 		" 500000 addrs workload2.workload.out ./cockroach workload run tpcc",
 		`(metrics->>'\''queue.replicate.pending'\'')::INT8 + (metrics->>'\''queue.lease.pending'\'')::INT8), 0) FROM crdb_internal.kv_store_status`,

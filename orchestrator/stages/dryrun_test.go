@@ -34,12 +34,17 @@ func shippedPlans(t testing.TB) []string {
 // dryRun is what `benchrig run --dry-run` prints, with a fixed clock and
 // driver path so the output is reproducible.
 func dryRun(t testing.TB, file string) ([]byte, *remote.Recorder) {
+	return dryRunOf(t, file, stages.Options{DriverPath: "/opt/benchrig/bin/benchrig"})
+}
+
+// dryRunOf is dryRun with compile options (a teardown).
+func dryRunOf(t testing.TB, file string, opt stages.Options) ([]byte, *remote.Recorder) {
 	stages.WithLicense(t)
 	p, err := plan.LoadPlan(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	compiled, err := stages.Compile(p, stages.Options{DriverPath: "/opt/benchrig/bin/benchrig"})
+	compiled, err := stages.Compile(p, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +70,18 @@ func TestDryRunGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			out, _ := dryRun(t, f)
 			golden(t, "dryrun/"+name+".golden", out)
+		})
+	}
+}
+
+// TestTeardownDryRunGolden pins the teardown of the 81-node clusters of
+// both releases (v20.1's 100k recipe, v25.4's Large page): jobs, then
+// SIGTERM to every node in one phase, then each node's wait.
+func TestTeardownDryRunGolden(t *testing.T) {
+	for _, name := range []string{"tpcc-100k", "tpcc-v25.4-large"} {
+		t.Run(name, func(t *testing.T) {
+			out, _ := dryRunOf(t, "../../plans/"+name+".yaml", stages.Options{Only: []string{"teardown"}})
+			golden(t, "dryrun/teardown-"+name+".golden", out)
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benchrig/benchrig/orchestrator/plan"
@@ -51,19 +52,33 @@ done
 for pid in $left; do echo "killing pid $pid"; kill -KILL "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null; done
 exit 0`
 
-// pidStopScript stops the process of a pid file if it runs: SIGTERM, then
-// SIGKILL after $2 seconds (a cockroach node, started with --pid-file).
-const pidStopScript = `pidf=$1 grace=$2
-if [ ! -f "$pidf" ] || ! kill -0 "$(cat -- "$pidf")" 2>/dev/null; then echo "not running"; exit 0; fi
-pid=$(cat -- "$pidf")
-kill -TERM "$pid"
-i=0
+// crdbSignalScript sends SIGTERM to the node of pid file $1 if it runs,
+// and records when (in $1.term, kept from a first attempt, so a repeat
+// does not restart the node's grace): the first half of the whole
+// cluster's stop (crdbReapScript is the second).
+const crdbSignalScript = `pidf=$1
+if ! { [ -f "$pidf" ] && pid=$(cat -- "$pidf") && kill -0 "$pid" 2>/dev/null; }; then echo "not running"; exit 0; fi
+[ -f "$pidf.term" ] || date +%s >"$pidf.term"
+kill -TERM "$pid" 2>/dev/null
+echo "SIGTERM sent to pid $pid"`
+
+// crdbReapScript waits for the node of pid file $1 to exit and sends it
+// SIGKILL once $2 seconds have passed since its SIGTERM (the time
+// crdbSignalScript recorded; a node it never signalled is signalled now).
+// A node that is gone is fine (a resumed teardown).
+//
+// fidelity:v25.4/49
+const crdbReapScript = `pidf=$1 grace=$2
+if ! { [ -f "$pidf" ] && pid=$(cat -- "$pidf") && kill -0 "$pid" 2>/dev/null; }; then rm -f -- "$pidf.term"; echo "not running"; exit 0; fi
+since=$(cat -- "$pidf.term" 2>/dev/null) || since=
+case $since in ''|*[!0-9]*) since=$(date +%s); kill -TERM "$pid" 2>/dev/null;; esac
 while kill -0 "$pid" 2>/dev/null; do
-	if [ "$i" -ge "$((grace * 10))" ]; then echo "killing pid $pid"; kill -KILL "$pid"; break; fi
-	sleep 0.1
-	i=$((i+1))
+  if [ "$(($(date +%s) - since))" -ge "$grace" ]; then echo "pid $pid still running ${grace}s after SIGTERM: SIGKILL"; kill -KILL "$pid" 2>/dev/null; sleep 1; break; fi
+  sleep 1
 done
-rm -f -- "$pidf"`
+if kill -0 "$pid" 2>/dev/null; then echo "pid $pid survived SIGKILL" >&2; exit 1; fi
+rm -f -- "$pidf.term"
+echo "stopped"`
 
 // teardownGrace is how long, in seconds, a job or a node has to stop on
 // SIGTERM before it is killed.
@@ -79,15 +94,7 @@ func (c *compiler) teardown(st *Stage) error {
 			Cmd: remote.Cmd{Args: []string{"sh", "-c", jobsStopScript, "sh", h.Dir + "/jobs", teardownGrace}}})
 	}
 	st.then()
-	for _, h := range p.Nodes {
-		switch p.Flavor {
-		case plan.Postgres:
-			st.add(Step{Host: h.Name, Kind: Exec, What: "stop node",
-				Cmd: remote.Cmd{Args: []string{"sh", "-c", pgStopScript, "sh", p.Binaries.Database.Host, h.Store}}})
-		case plan.Cockroach:
-			st.add(releaseOf(p).teardown(cockroachFlavor{p}, h))
-		}
-	}
+	c.f.stopAll(st)
 	if !c.opt.Wipe {
 		return nil
 	}
@@ -198,4 +205,36 @@ func wipeable(p string) error {
 		return fmt.Errorf("will not remove %q: a top-level directory", p)
 	}
 	return nil
+}
+
+// stopAll stops every server, one step per node (pg_ctl's fast stop).
+func (f postgresFlavor) stopAll(st *Stage) {
+	for _, h := range f.p.Nodes {
+		st.add(Step{Host: h.Name, Kind: Exec, What: "stop node",
+			Cmd: remote.Cmd{Args: []string{"sh", "-c", pgStopScript, "sh", f.p.Binaries.Database.Host, h.Store}}})
+	}
+}
+
+// stopAll stops the whole cluster as the release's documentation stops a
+// test cluster (crdb.Release.ClusterStopGrace): every node gets SIGTERM
+// in one phase, which takes a moment per node whatever ssh.concurrency's
+// waves, and only then does each wait for its node to exit, killing it
+// ClusterStopGrace seconds after its SIGTERM. The stop thus takes about
+// one grace at any cluster size. Draining node after node while the rest
+// serve (the swap's stop) would, once the first wave had left ranges
+// without a quorum, make every later drain wait out --drain-wait.
+//
+// fidelity:v25.4/49
+func (f cockroachFlavor) stopAll(st *Stage) {
+	rel, _ := f.p.Release()
+	grace := strconv.Itoa(rel.ClusterStopGrace)
+	for _, h := range f.p.Nodes {
+		st.add(Step{Host: h.Name, Kind: Exec, What: "send SIGTERM to node (every node at once)", Idempotent: true,
+			Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbSignalScript, "sh", h.Dir + "/cockroach.pid"}}})
+	}
+	st.then()
+	for _, h := range f.p.Nodes {
+		st.add(Step{Host: h.Name, Kind: Exec, What: "wait for node to exit (SIGKILL " + grace + "s after its SIGTERM)", Idempotent: true,
+			Cmd: remote.Cmd{Args: []string{"sh", "-c", crdbReapScript, "sh", h.Dir + "/cockroach.pid", grace}}})
+	}
 }

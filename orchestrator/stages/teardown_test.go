@@ -3,8 +3,10 @@ package stages
 import (
 	"context"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -224,5 +226,115 @@ stages: [install]
 	p.Nodes[0].Dir = "."
 	if _, err := Compile(p, Options{Only: []string{"teardown"}, Wipe: true}); err == nil {
 		t.Error("a wipe of the home compiled")
+	}
+}
+
+// TestClusterStopPhases: teardown stops a CockroachDB cluster as the
+// release's documentation stops a test cluster, on v20.1 and v25.4
+// alike: no node is drained (a drain after quorum is lost waits out
+// --drain-wait), every node gets its SIGTERM in one phase before any
+// waits for its node, and the wait kills a node the release's grace
+// after its SIGTERM.
+func TestClusterStopPhases(t *testing.T) {
+	for _, version := range []string{"v20.1", "v25.4"} {
+		t.Run(version, func(t *testing.T) {
+			p := releasePlan(t, version)
+			list, err := Compile(p, Options{Only: []string{"teardown"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			signal, reap := map[string]int{}, map[string]int{}
+			for _, s := range list[0].Steps {
+				args := strings.Join(s.Cmd.Args, " ")
+				switch {
+				case strings.Contains(args, "drain") || strings.Contains(args, " quit "):
+					t.Errorf("%s: %s drains at teardown: %s", version, s.Host, s.What)
+				case slices.Contains(s.Cmd.Args, crdbSignalScript):
+					signal[s.Host] = s.Phase
+				case slices.Contains(s.Cmd.Args, crdbReapScript):
+					reap[s.Host] = s.Phase
+					if s.Cmd.Args[len(s.Cmd.Args)-1] != "60" {
+						t.Errorf("%s: grace %v", s.Host, s.Cmd.Args)
+					}
+				}
+			}
+			if len(signal) != len(p.Nodes) || len(reap) != len(p.Nodes) {
+				t.Fatalf("signals %v, waits %v for %d nodes", signal, reap, len(p.Nodes))
+			}
+			first := signal[p.Nodes[0].Name]
+			for _, h := range p.Nodes {
+				if signal[h.Name] != first || reap[h.Name] != first+1 {
+					t.Errorf("%s: signal in phase %d, wait in %d; want every signal in phase %d, every wait after", h.Name, signal[h.Name], reap[h.Name], first)
+				}
+			}
+		})
+	}
+}
+
+// TestClusterStopScripts runs the two halves of the cluster stop through
+// sh on real processes: a node exits on SIGTERM; one that ignores it is
+// killed once the grace since its SIGTERM has passed (not since the
+// wait began); a wait for a node never signalled signals it; a node not
+// running is fine for both halves.
+func TestClusterStopScripts(t *testing.T) {
+	run := func(script string, args ...string) string {
+		t.Helper()
+		out, err := exec.Command("sh", append([]string{"-c", script, "sh"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return string(out)
+	}
+	wait := func(done <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Error("the node still runs")
+		}
+	}
+	dir := t.TempDir()
+	pidf := filepath.Join(dir, "a.pid")
+	done := victim(t, pidf, false)
+	if out := run(crdbSignalScript, pidf); !strings.Contains(out, "SIGTERM sent") {
+		t.Errorf("signal: %s", out)
+	}
+	if out := run(crdbReapScript, pidf, "30"); !strings.Contains(out, "stopped") && !strings.Contains(out, "not running") {
+		t.Errorf("wait: %s", out)
+	}
+	wait(done)
+	if _, err := os.Stat(pidf + ".term"); err == nil {
+		t.Error("the SIGTERM time is left behind")
+	}
+
+	// Ignores SIGTERM: signalled 2 s before the wait, killed at once by
+	// a wait whose grace is 2 s.
+	pidf = filepath.Join(dir, "b.pid")
+	done = victim(t, pidf, true)
+	run(crdbSignalScript, pidf)
+	if err := os.WriteFile(pidf+".term", []byte(strconv.FormatInt(time.Now().Unix()-2, 10)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if out := run(crdbReapScript, pidf, "2"); !strings.Contains(out, "still running 2s after SIGTERM: SIGKILL") {
+		t.Errorf("wait: %s", out)
+	}
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("the wait took %s: its grace began at the wait, not at the SIGTERM", d)
+	}
+	wait(done)
+
+	// Never signalled: the wait signals it.
+	pidf = filepath.Join(dir, "c.pid")
+	done = victim(t, pidf, false)
+	if out := run(crdbReapScript, pidf, "30"); !strings.Contains(out, "stopped") {
+		t.Errorf("wait: %s", out)
+	}
+	wait(done)
+
+	for _, s := range []string{crdbSignalScript, crdbReapScript} {
+		if out := run(s, filepath.Join(dir, "none.pid"), "1"); !strings.Contains(out, "not running") {
+			t.Errorf("no node: %s", out)
+		}
 	}
 }

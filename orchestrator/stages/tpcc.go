@@ -261,6 +261,11 @@ func (c *compiler) runRound(st *Stage, what string, ramp, duration plan.Duration
 		if !workload && p.TPCC.Profile != "" {
 			args = append(args, "--profile", p.TPCC.Profile) // the load profile, named in the dry-run
 		}
+		if !workload && crdb && p.TPCC.Import.Method == plan.ImportIMPORT {
+			// workload:// IMPORT leaves no benchrig_meta and generates
+			// C_LAST with C = 0: the console then says so, as the report.
+			args = append(args, "--imported")
+		}
 		if p.TPCC.Partitions > 0 {
 			args = append(args, "--partitions", strconv.Itoa(p.TPCC.Partitions))
 			if crdb {

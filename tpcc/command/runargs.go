@@ -57,6 +57,7 @@ type RunArgs struct {
 	DB                     string        `flag:"db" usage:"database, for URLs without one (given explicitly, every URL's must match)"`
 	DBSet                  bool          `isset:"db"`
 	Seed                   uint64        `flag:"seed" usage:"the data generator's seed (workload's; C-Load when the database has no benchrig_meta)"`
+	Imported               bool          `flag:"imported" usage:"the data was IMPORTed from workload:// sources, whose nodes generate C_LAST with C = 0 (without benchrig_meta the C-Load is otherwise the seed's)"`
 	FKs                    bool          `flag:"fks" usage:"the schema has workload's foreign keys (v20.1: and their indexes, which partitioning covers)"`
 	Split                  bool          `flag:"split" usage:"accepted for workload's command lines; splits happen at import (tpcc import --split)"`
 	Scatter                bool          `flag:"scatter" usage:"CockroachDB: ALTER TABLE ... SCATTER the nine tables before the run"`
@@ -159,13 +160,16 @@ func (a RunArgs) Config(out io.Writer) (tpcc.RunConfig, RunOutputs, error) {
 		return bad(fmt.Errorf("--histograms-max-latency %s: want 1s..1h", a.HistogramsMaxLatency))
 	}
 	cfg.HistogramsMaxLatency = a.HistogramsMaxLatency
-	cfg.Scatter, cfg.DataSeed = a.Scatter, a.Seed
+	cfg.Scatter, cfg.DataSeed, cfg.Imported = a.Scatter, a.Seed, a.Imported
 	if a.CockroachVersion != "" && a.CockroachVersion != "auto" {
 		if fx.Build, err = crdb.ParseBuild(a.CockroachVersion); err != nil {
 			return bad(err)
 		}
 		cfg.URLPerAffinity = fx.Build.Release().URLPerAffinity
 	}
+	// Without a version, the baseline's (v20.1's) behaviour.
+	rel := fx.Build.Release()
+	cfg.EmptyDistrictDeliveryFails, cfg.PingIdleConns = rel.DeliveryEmptyDistrictFails, rel.WorkloadPoolPingsIdle
 	if a.StartAt != "" {
 		if cfg.StartAt, err = time.Parse(time.RFC3339Nano, a.StartAt); err != nil {
 			return bad(fmt.Errorf("--start-at: %w", err))

@@ -24,9 +24,13 @@ type Profile struct {
 	// prepare: --method prepare (workload's default), the fixed
 	// statements (stmtList) prepared on every connection; stmts is their
 	// descriptions, shared by every connection (prepare.go).
-	prepare  bool
-	stmtList []wlStmt
-	stmts    atomic.Pointer[stmtSet]
+	prepare bool
+	// emptyDistrictFails: Delivery fails on a district without an
+	// undelivered order, as the release's workload does
+	// (tpcc.RunConfig.EmptyDistrictDeliveryFails).
+	emptyDistrictFails bool
+	stmtList           []wlStmt
+	stmts              atomic.Pointer[stmtSet]
 	// trips is the round trips of the latest transaction of each type,
 	// retries included: what a test compares with workload's count.
 	trips [tpcc.NumTxnTypes]atomic.Int64
@@ -36,7 +40,7 @@ type Profile struct {
 func New(d tpcc.Dialect, cfg *tpcc.RunConfig, parts tpcc.Partitions) *Profile {
 	prepare := cfg.QueryExecMode == 0 || cfg.QueryExecMode == pgx.QueryExecModeCacheStatement
 	return &Profile{dialect: d, retryLimit: cfg.SavepointRetryLimit, noRetry: cfg.Retry.None, active: newActiveSet(parts),
-		prepare: prepare, stmtList: wlPrepared(d)}
+		prepare: prepare, stmtList: wlPrepared(d), emptyDistrictFails: cfg.EmptyDistrictDeliveryFails}
 }
 
 // activeSet is the active warehouses of every partition, in partition

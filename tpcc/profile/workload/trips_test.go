@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/benchrig/benchrig/crdb"
 	"github.com/benchrig/benchrig/tpcc"
 	"github.com/benchrig/benchrig/tpcc/pgtest"
 	"github.com/benchrig/benchrig/tpcc/tpcctest"
@@ -62,7 +66,7 @@ func TestWorkloadRoundTripsOnPostgres(t *testing.T) {
 	w := rrWorker(t, p, dbURL, 11, 1)
 	db := tpcc.PgxPool{Pool: pools[0]}
 
-	want := map[tpcc.TxnType][]int64{tpcc.NewOrderTxn: {15, 8}, tpcc.PaymentTxn: {8, 9}, tpcc.OrderStatusTxn: {7}, tpcc.DeliveryTxn: {29}, tpcc.StockLevelTxn: {6}}
+	want := wlRoundTrips
 	seen := map[tpcc.TxnType]map[int64]int{}
 	run := func(ty tpcc.TxnType) {
 		t.Helper()
@@ -271,4 +275,102 @@ func rrWorker(t *testing.T, p *Profile, dbURL string, seed uint64, w int) *worke
 	rw := pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
 	return p.NewExecutor(tpcc.Session{Rand: tpcc.NewRand(seed, 1), Constants: p.RunConstants(nil, m), Warehouses: w,
 		Dialect: tpcc.Postgres, ReadWrite: rw, ReadOnly: rw, Tally: tpcc.NewTally(w)}).(*worker)
+}
+
+// TestDeliveryEmptyDistrict: a district without an undelivered order
+// fails v20.1 workload's Delivery (the release's fact, crdb.Release
+// DeliveryEmptyDistrictFails: its ErrNoRows test misses pgx's error),
+// and is skipped (clause 2.7.4.2) when the release does not.
+func TestDeliveryEmptyDistrict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a warehouse into a real PostgreSQL")
+	}
+	if err := pgtest.Available(); err != nil {
+		t.Skipf("no PostgreSQL: %v", err)
+	}
+	dbURL, _ := tpcctest.LoadWarehouses(t, 1, 1, pgtest.NoSync())
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `DELETE FROM new_order WHERE no_w_id = 0 AND no_d_id = 3`); err != nil {
+		t.Fatal(err)
+	}
+	pools, err := tpcc.OpenPools(ctx, []string{dbURL}, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pools[0].Close()
+	parts, _ := tpcc.NewPartitions(1, 1, 1)
+	db := tpcc.PgxPool{Pool: pools[0]}
+	v201 := crdb.Build{}.Release()
+	if !v201.DeliveryEmptyDistrictFails {
+		t.Error("v20.1's workload fails a Delivery with an empty district")
+	}
+	for _, fails := range []bool{true, false} {
+		p := New(tpcc.Postgres, &tpcc.RunConfig{EmptyDistrictDeliveryFails: fails}, parts)
+		if err := p.Warm(ctx, pools, 1, tpcc.Postgres); err != nil {
+			t.Fatal(err)
+		}
+		w := rrWorker(t, p, dbURL, 11, 1)
+		_, err := p.exec(ctx, w, db, tpcc.DeliveryTxn, tpcc.Home{W: 0, D: 1})
+		if fails != (err != nil) || fails && !errors.Is(err, pgx.ErrNoRows) {
+			t.Errorf("empty district fails Delivery: %v; error %v", fails, err)
+		}
+	}
+}
+
+// TestRowsStateRoundTrips: the rows of docs/fidelity/v20.1.md that state
+// a transaction's round trips state this profile's (wlRoundTrips, which
+// the wire test measures), every one of them and no other number, so a
+// changed count fails the table.
+func TestRowsStateRoundTrips(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/fidelity/v20.1.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]int64{
+		"D6":  wlRoundTrips[tpcc.NewOrderTxn][1:], // the rollback
+		"D8":  wlRoundTrips[tpcc.NewOrderTxn][:1],
+		"D12": wlRoundTrips[tpcc.PaymentTxn],
+		"D14": wlRoundTrips[tpcc.OrderStatusTxn],
+		"D15": wlRoundTrips[tpcc.DeliveryTxn],
+		"D16": wlRoundTrips[tpcc.StockLevelTxn],
+	}
+	stated := regexp.MustCompile(`\b(\d+)(?: or (\d+))? round trips\b|round_trips` + "`" + ` \(([0-9 and]+)\)`)
+	found := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		cols := strings.Split(line, "|")
+		if len(cols) < 3 {
+			continue
+		}
+		id := strings.TrimSpace(cols[1])
+		want, ok := rows[id]
+		if !ok {
+			continue
+		}
+		found[id] = true
+		var got []int64
+		for _, m := range stated.FindAllStringSubmatch(line, -1) {
+			for _, g := range m[1:] {
+				for _, f := range strings.Fields(strings.ReplaceAll(g, "and", " ")) {
+					n, _ := strconv.ParseInt(f, 10, 64)
+					got = append(got, n)
+				}
+			}
+		}
+		slices.Sort(got)
+		got = slices.Compact(got)
+		w := slices.Sorted(slices.Values(want))
+		if !slices.Equal(got, w) {
+			t.Errorf("row %s states %v round trips; the profile sends %v (wlRoundTrips)", id, got, w)
+		}
+	}
+	for id := range rows {
+		if !found[id] {
+			t.Errorf("no row %s in docs/fidelity/v20.1.md", id)
+		}
+	}
 }
