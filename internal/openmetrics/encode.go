@@ -3,11 +3,12 @@ package openmetrics
 import (
 	"bufio"
 	"fmt"
-	"github.com/benchrig/benchrig/internal/termsafe"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/benchrig/benchrig/internal/termsafe"
 )
 
 // ContentType is the HTTP Content-Type of an exposition in this format.

@@ -2,11 +2,12 @@ package rundir
 
 import (
 	"fmt"
-	"github.com/benchrig/benchrig/internal/termsafe"
 	"io"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/termsafe"
 )
 
 // StatusSchema versions the document of `benchrig status --json`.

@@ -3,7 +3,6 @@ package result
 import (
 	"errors"
 	"fmt"
-	"github.com/benchrig/benchrig/tpcc/runspec"
 	"io"
 	"io/fs"
 	"math"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/benchrig/benchrig/tpcc/runspec"
 
 	envelope "github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/tpcc/histogram"
