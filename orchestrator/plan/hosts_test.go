@@ -80,7 +80,7 @@ func TestPartitionAffinity(t *testing.T) {
 
 // TestRacksRoundRobin: racks: R puts host k of the spec in rack k % R
 // (roachprod's --racks), which workload's URL j -> partition j % P
-// mapping relies on (cockroach.md §2); a pinned rack still wins.
+// mapping relies on; a pinned rack still wins.
 func TestRacksRoundRobin(t *testing.T) {
 	withLicense(t)
 	p, err := LoadPlan("../../plans/tpcc-100k.yaml")

@@ -202,7 +202,7 @@ type Result struct {
 	// not judged, whatever Pass says.
 	Judged   bool     `json:"judged"`
 	Failures []string `json:"failures,omitempty"`
-	// What retries cost (issue 22): retries per committed transaction and
+	// What retries cost: retries per committed transaction and
 	// the time lost to them, from the hosts' result files (nil unless
 	// every host's has them).
 	RetriesPerTxn    *float64 `json:"retries_per_txn,omitempty"`

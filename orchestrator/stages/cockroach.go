@@ -241,7 +241,8 @@ func (f cockroachFlavor) partitionFlags() []string {
 
 // partitionShows is the partitioning SQL workload issues for the plan's
 // release, warehouses, partitions, strategy and zones: what the
-// partitioning command will run (cockroach.md §2).
+// partitioning command will run (workload's partition.go at the release;
+// docs/fidelity/v20.1.md and v25.4.md cite the lines).
 func (f cockroachFlavor) partitionShows() string {
 	t := f.p.TPCC
 	b, ok := f.p.CockroachBuild()

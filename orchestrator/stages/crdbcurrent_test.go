@@ -7,7 +7,7 @@ import (
 )
 
 // TestLargeV254DryRun: the dry-run of the v25.4 Large plan shows what
-// issue 18 asks of it: 140,000 warehouses, the release's IMPORT INTO,
+// the page runs: 140,000 warehouses, the release's IMPORT INTO,
 // teardown's SIGTERM to every node (never cockroach quit), the v25.1+ affinity flags
 // (--partition-affinity with --workers and --conns per host), the page's
 // settings and zone change, and the licence hidden.

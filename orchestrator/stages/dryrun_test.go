@@ -230,8 +230,7 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-// TestDryRun100kByPatchLevel pins what issue 17 asks the 100k plan's
-// dry-run to show, on its own archive (v20.1.17) and on a v20.1.8 one
+// TestDryRun100kByPatchLevel pins what the 100k plan's dry-run shows, on its own archive (v20.1.17) and on a v20.1.8 one
 // (with a golden for the latter): the generator version in every
 // workload:// source, statistics for the nine tables stamped with the
 // import's time, the objects the build's workload partitions, the item

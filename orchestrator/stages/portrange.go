@@ -16,8 +16,8 @@ import (
 // a connection to that destination it fails with EADDRNOTAVAIL ("cannot
 // assign requested address"). Linux's default range, 32768-60999, gives
 // 28,232 connections per destination; a step that asks for more fails
-// when it dials, hours into a plan (issue 27: the 100k recipe's
-// partitioning run, 200,000 connections to one node). Preflight reads
+// when it dials, hours into a plan (the 100k recipe's partitioning run
+// sent 200,000 connections to one node before it was spread). Preflight reads
 // each workload host's range and compares it with the most connections
 // any of the host's steps opens to one destination.
 

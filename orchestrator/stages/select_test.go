@@ -61,7 +61,8 @@ func TestSQLValue(t *testing.T) {
 // every host gets all nodes in order (the recipe's addrs file) and node j
 // must be in rack j % P; from v25.1 URL j serves affinity[j mod
 // len(affinity)], so a host gets its partitions' racks' nodes, each rack
-// in turn, every node of the rack once (cockroach.md §2).
+// in turn, every node of the rack once (docs/fidelity cites workload's
+// URL mapping per release).
 func TestRunURLsFollowRacks(t *testing.T) {
 	withLicense(t)
 	p, err := plan.LoadPlan("../../plans/tpcc-100k.yaml")

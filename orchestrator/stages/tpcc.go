@@ -73,7 +73,8 @@ func (w tpccWorkload) Load(st *Stage) {
 // loadURL is the node loader i sends warehouse from onwards to: on
 // PostgreSQL the primary (the only one taking writes); on CockroachDB
 // with partitions a node of the rack warehouse from's partition is pinned
-// to (bounds (i*W)/P, cockroach.md §2), else node i in turn.
+// to (bounds (i*W)/P, as workload's partitioner splits warehouses),
+// else node i in turn.
 func (c *compiler) loadURL(i, from int) string {
 	urls := c.f.urls()
 	p := c.p
@@ -100,8 +101,8 @@ func (c *compiler) loadURL(i, from int) string {
 // never judged: --duration 1ms leaves a measured window of one second
 // (the driver's smallest tick), whose ~10,000 transactions per host are
 // enough for the mix check (clause 5.2.3) to apply, and at that sample a
-// correct run falls below payment's 43 % often (issue 27: 43 of 200
-// simulated windows). workload judges no run (its tpcc PostRun prints
+// correct run falls below payment's 43 % often (43 of 200 simulated
+// windows). workload judges no run (its tpcc PostRun prints
 // and returns nil), so benchrig's allocation passes --no-verdict.
 //
 // fidelity:v25.4/35
